@@ -1,0 +1,19 @@
+package dev.turnstile.schemas;
+
+/** Why an event went to {@code rejected-events.v1}. The codes are part of the contract. */
+public enum RejectionReason {
+  /** The value is not JSON, or not a valid {@code device-event.v1}. */
+  MALFORMED_EVENT,
+  /** The record has no {@code ce_id} or {@code ce_source} header, so it cannot be deduplicated. */
+  MISSING_EVENT_ID,
+  /** A {@code Finished} whose {@code occurredAt} precedes its session's start. */
+  FINISHED_BEFORE_STARTED,
+  /** A {@code Finished} for which no {@code Started} arrived within the reorder grace. */
+  FINISHED_WITHOUT_STARTED,
+  /** A {@code Started} for a session reference that is already open on that device. */
+  SESSION_ALREADY_OPEN,
+  /** An event for a session reference that this device already closed, superseded or expired. */
+  SESSION_ALREADY_ENDED,
+  /** The device holds more early {@code Finished} events than the reorder buffer allows. */
+  REORDER_BUFFER_FULL
+}

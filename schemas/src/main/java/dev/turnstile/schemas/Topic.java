@@ -1,0 +1,50 @@
+package dev.turnstile.schemas;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One topic of the catalogue: its base name, layout and contract.
+ *
+ * <p>Names follow {@code <dataset>.<stage>.v<major>}; a deployment may put a prefix in front (for
+ * example {@code prod.}), which {@link #name(String)} applies.
+ *
+ * @param baseName name without prefix, e.g. {@code device-events.raw.v1}
+ * @param partitions partition count at creation
+ * @param replicationFactor replication factor in production (local runs use 1)
+ * @param retention how long records are kept; {@code null} means forever (compacted topics)
+ * @param cleanupPolicy {@code delete} or {@code compact}
+ * @param key what the record key holds
+ * @param valueSchema classpath resource of the value's JSON Schema (2020-12)
+ */
+public record Topic(
+    String baseName,
+    int partitions,
+    short replicationFactor,
+    Duration retention,
+    String cleanupPolicy,
+    String key,
+    String valueSchema) {
+
+  public Topic {
+    Objects.requireNonNull(baseName, "baseName");
+    if (!baseName.matches("[a-z0-9-]+\\.[a-z0-9-]+\\.v[0-9]+")
+        && !baseName.matches("[a-z0-9-]+\\.v[0-9]+")) {
+      throw new IllegalArgumentException(
+          "topic name must be <dataset>.<stage>.v<major>: " + baseName);
+    }
+    if (partitions < 1 || replicationFactor < 1) {
+      throw new IllegalArgumentException("partitions and replication factor must be >= 1");
+    }
+  }
+
+  /** The full topic name with the deployment's prefix ({@code ""} for none). */
+  public String name(String prefix) {
+    return prefix == null ? baseName : prefix + baseName;
+  }
+
+  /** Retention in milliseconds as Kafka's {@code retention.ms} wants it; -1 for forever. */
+  public long retentionMs() {
+    return retention == null ? -1L : retention.toMillis();
+  }
+}

@@ -1,0 +1,130 @@
+package dev.turnstile.testkit;
+
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/**
+ * A real KRaft Kafka with one broker and one controller, started in this JVM with Kafka's own
+ * {@link KafkaClusterTestKit}. Configured for one broker: internal topics and the transaction log
+ * with replication factor 1, so exactly-once Kafka Streams runs on it. Broker and controller are
+ * separate nodes (not combined) so that the broker can be stopped and restarted for outage tests
+ * while the controller keeps the metadata.
+ *
+ * <p>Used by tests ({@code *IT}) and by the local stack ({@code ./turnstile demo|up}).
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+  private final KafkaClusterTestKit cluster;
+
+  private EmbeddedKafka(KafkaClusterTestKit cluster) {
+    this.cluster = cluster;
+  }
+
+  /**
+   * Formats and starts a node whose data lives under {@code baseDirectory} (a temporary folder when
+   * {@code null}), and waits until the broker is ready.
+   *
+   * @throws IllegalStateException if the node does not start
+   */
+  public static EmbeddedKafka start(Path baseDirectory) {
+    try {
+      TestKitNodes.Builder nodes =
+          new TestKitNodes.Builder()
+              .setCombined(false)
+              .setNumBrokerNodes(1)
+              .setNumControllerNodes(1);
+      if (baseDirectory != null) {
+        nodes.setBaseDirectory(baseDirectory);
+      }
+      KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build());
+      singleNodeConfig().forEach(builder::setConfigProp);
+      KafkaClusterTestKit cluster = builder.build();
+      cluster.format();
+      cluster.startup();
+      cluster.waitForReadyBrokers();
+      return new EmbeddedKafka(cluster);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the embedded Kafka node", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("the embedded Kafka node did not start: " + e, e);
+    }
+  }
+
+  private static Map<String, Object> singleNodeConfig() {
+    Map<String, Object> config = new HashMap<>();
+    config.put("offsets.topic.replication.factor", "1");
+    config.put("offsets.topic.num.partitions", "3");
+    config.put("transaction.state.log.replication.factor", "1");
+    config.put("transaction.state.log.min.isr", "1");
+    config.put("transaction.state.log.num.partitions", "3");
+    config.put("group.initial.rebalance.delay.ms", "0");
+    config.put("auto.create.topics.enable", "false");
+    config.put("num.partitions", "1");
+    return config;
+  }
+
+  /** The clients' bootstrap address, {@code host:port}. */
+  public String bootstrapServers() {
+    return cluster.bootstrapServers();
+  }
+
+  /** A new admin client; the caller closes it. */
+  public Admin admin() {
+    return cluster.admin();
+  }
+
+  /** Creates the topics, ignoring those that exist already. */
+  public void createTopics(Collection<NewTopic> topics) {
+    try (Admin admin = admin()) {
+      for (NewTopic topic : topics) {
+        try {
+          admin.createTopics(java.util.List.of(topic)).all().get();
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("could not create topic " + topic.name(), e.getCause());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    }
+  }
+
+  /** Stops the broker (the controller keeps running) to simulate a Kafka outage. */
+  public void stopBroker() {
+    cluster.brokers().values().forEach(broker -> broker.shutdown());
+    cluster.brokers().values().forEach(broker -> broker.awaitShutdown());
+  }
+
+  /** Starts the broker stopped by {@link #stopBroker()} again, on the same port. */
+  public void restartBroker() {
+    cluster.brokers().keySet().forEach(id -> cluster.restartBroker(id, Map.of()));
+    try {
+      cluster.waitForReadyBrokers();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while restarting the broker", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the broker did not come back", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      cluster.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not stop the embedded Kafka node", e);
+    }
+  }
+}
