@@ -1,0 +1,27 @@
+package dev.turnstile.bridge.port.out;
+
+import io.cloudevents.CloudEvent;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Capability: write one event durably to a topic. The stage completes only once the write is
+ * acknowledged ({@code acks=all} for the Kafka adapter), or fails with a {@link PublishException}
+ * that says whether a retry can help.
+ *
+ * <p>Implementations never block the caller: when too many writes are in flight the stage fails at
+ * once with {@link PublishException.Reason#SATURATED}.
+ */
+public interface PublishEventPort {
+
+  /**
+   * @param topic full topic name (prefix applied)
+   * @param key record key, used for partitioning; not null
+   * @param event the CloudEvent; its attributes travel as headers (binary content mode) and its
+   *     data, unchanged, as the record value
+   * @return completes with the write's coordinates once acknowledged
+   */
+  CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event);
+
+  /** Where an acknowledged event landed. */
+  record PublishedEvent(String topic, int partition, long offset) {}
+}
