@@ -14,6 +14,8 @@ public enum RejectionReason {
   SESSION_ALREADY_OPEN,
   /** An event for a session reference that this device already closed, superseded or expired. */
   SESSION_ALREADY_ENDED,
+  /** A second {@code Finished} for a session reference whose {@code Finished} is already held. */
+  FINISHED_ALREADY_RECEIVED,
   /** The device holds more early {@code Finished} events than the reorder buffer allows. */
   REORDER_BUFFER_FULL
 }

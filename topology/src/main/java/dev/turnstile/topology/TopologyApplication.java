@@ -1,0 +1,98 @@
+package dev.turnstile.topology;
+
+import dev.turnstile.topology.adapter.streams.TurnstileTopology;
+import dev.turnstile.topology.config.TopologyConfig;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The topology process: Kafka Streams running {@link TurnstileTopology} exactly once. */
+public final class TopologyApplication implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TopologyApplication.class);
+
+  private final KafkaStreams streams;
+
+  private TopologyApplication(KafkaStreams streams) {
+    this.streams = streams;
+  }
+
+  /** Starts Kafka Streams and returns at once; see {@link #state()}. */
+  public static TopologyApplication start(TopologyConfig config) {
+    KafkaStreams streams =
+        new KafkaStreams(TurnstileTopology.build(config), streamsProperties(config));
+    // Record-level problems are answered inside the processors (rejected-events.v1). What reaches
+    // here is a bug or a broken environment: stop this client so the pod restarts visibly rather
+    // than replacing the thread and looping on the same record.
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          LOG.error("stream thread failed; shutting this client down", e);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
+    streams.start();
+    return new TopologyApplication(streams);
+  }
+
+  /** The Kafka Streams configuration Turnstile runs with; overrides come last. */
+  public static Properties streamsProperties(TopologyConfig config) {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.numStreamThreads());
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.numStandbyReplicas());
+    p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+    // The classic protocol: the streams rebalance protocol lacks warm-ups and the HA assignor.
+    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    p.putAll(config.streamsOverrides());
+    return p;
+  }
+
+  public KafkaStreams.State state() {
+    return streams.state();
+  }
+
+  /** Polls until the client is {@code RUNNING}; false when the deadline passes first. */
+  public boolean awaitRunning(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (streams.state() == KafkaStreams.State.RUNNING) {
+        return true;
+      }
+      if (streams.state() == KafkaStreams.State.ERROR
+          || streams.state() == KafkaStreams.State.NOT_RUNNING) {
+        return false;
+      }
+      Thread.sleep(50);
+    }
+    return false;
+  }
+
+  /** Duplicates dropped by the dedup stage since this client started (metric sum). */
+  public long duplicatesDropped() {
+    double total = 0;
+    for (var entry : streams.metrics().entrySet()) {
+      MetricName name = entry.getKey();
+      Metric metric = entry.getValue();
+      if (name.name().equals("duplicates-total")
+          && name.group().equals("stream-turnstile-dedup-metrics")) {
+        total += ((Number) metric.metricValue()).doubleValue();
+      }
+    }
+    return Math.round(total);
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+  }
+}

@@ -1,0 +1,235 @@
+package dev.turnstile.topology.adapter.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.DeviceEvent;
+import dev.turnstile.schemas.DeviceSessionEvent;
+import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.topology.domain.session.DeviceSessions;
+import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
+import dev.turnstile.topology.domain.session.Outcome;
+import dev.turnstile.topology.domain.session.Rejection;
+import dev.turnstile.topology.domain.session.SessionPolicy;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
+ * session events and rejections.
+ *
+ * <p>State: {@code device-session-store} holds each device's snapshot; {@code
+ * device-session-deadline-store} indexes devices by their next deadline (key: 8-byte big-endian
+ * epoch ms, then the device id), so the wall-clock punctuator reads only what is due instead of
+ * scanning every device. A punctuation handles at most {@code maxDuePerPunctuation} devices; the
+ * rest wait for the next one, which keeps each transaction short under exactly-once.
+ */
+final class DeviceSessionProcessor implements Processor<String, byte[], String, byte[]> {
+
+  private static final String SESSION_SCHEMA =
+      "https://turnstile.dev/schemas/device-session-event.v1.schema.json";
+
+  private final SessionPolicy policy;
+  private final Duration punctuateInterval;
+  private final int maxDuePerPunctuation;
+  private final JsonSerde<DeviceSessionEvent> eventSerde =
+      new JsonSerde<>(DeviceSessionEvent.class);
+  private ProcessorContext<String, byte[]> context;
+  private KeyValueStore<String, DeviceSessionsSnapshot> sessions;
+  private KeyValueStore<Bytes, String> deadlines;
+
+  private DeviceSessionProcessor(
+      SessionPolicy policy, Duration punctuateInterval, int maxDuePerPunctuation) {
+    this.policy = policy;
+    this.punctuateInterval = punctuateInterval;
+    this.maxDuePerPunctuation = maxDuePerPunctuation;
+  }
+
+  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
+      SessionPolicy policy, Duration punctuateInterval, int maxDuePerPunctuation) {
+    StoreBuilder<KeyValueStore<String, DeviceSessionsSnapshot>> sessionStore =
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
+            Serdes.String(),
+            new JsonSerde<>(DeviceSessionsSnapshot.class));
+    StoreBuilder<KeyValueStore<Bytes, String>> deadlineStore =
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE),
+            Serdes.Bytes(),
+            Serdes.String());
+    return new ProcessorSupplier<>() {
+      @Override
+      public Processor<String, byte[], String, byte[]> get() {
+        return new DeviceSessionProcessor(policy, punctuateInterval, maxDuePerPunctuation);
+      }
+
+      @Override
+      public Set<StoreBuilder<?>> stores() {
+        return Set.of(sessionStore, deadlineStore);
+      }
+    };
+  }
+
+  @Override
+  public void init(ProcessorContext<String, byte[]> context) {
+    this.context = context;
+    this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
+    this.deadlines = context.getStateStore(Names.DEVICE_SESSION_DEADLINE_STORE);
+    context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
+  }
+
+  @Override
+  public void process(Record<String, byte[]> record) {
+    DeviceEvent event;
+    try {
+      event = parse(record);
+    } catch (IllegalArgumentException | IOException e) {
+      reject(record, RejectionReason.MALFORMED_EVENT, "not a device-event.v1: " + e.getMessage());
+      return;
+    }
+    DeviceSessions aggregate = load(record.key());
+    OptionalLong before = aggregate.nextDeadline();
+    Outcome outcome = aggregate.apply(event, record.timestamp());
+    emit(record.key(), outcome, record.timestamp(), record);
+    save(record.key(), aggregate, before);
+  }
+
+  private DeviceEvent parse(Record<String, byte[]> record) throws IOException {
+    if (record.value() == null) {
+      throw new IllegalArgumentException("the value is null");
+    }
+    DeviceEvent event = Json.mapper().readValue(record.value(), DeviceEvent.class);
+    if (event.deviceId() == null
+        || event.eventId() == null
+        || event.type() == null
+        || event.occurredAt() == null) {
+      throw new IllegalArgumentException("deviceId, eventId, type and occurredAt are required");
+    }
+    if (!event.deviceId().equals(record.key())) {
+      throw new IllegalArgumentException(
+          "the record key " + record.key() + " is not the event's deviceId " + event.deviceId());
+    }
+    return event;
+  }
+
+  private void expireDue(long now) {
+    List<KeyValue<Bytes, String>> due = new ArrayList<>();
+    try (KeyValueIterator<Bytes, String> it =
+        deadlines.range(deadlineKey(0, ""), deadlineKey(now + 1, ""))) {
+      while (it.hasNext() && due.size() < maxDuePerPunctuation) {
+        due.add(it.next());
+      }
+    }
+    for (KeyValue<Bytes, String> entry : due) {
+      String deviceId = entry.value;
+      DeviceSessions aggregate = load(deviceId);
+      OptionalLong before = aggregate.nextDeadline();
+      Outcome outcome = aggregate.expire(now);
+      emit(deviceId, outcome, now, null);
+      save(deviceId, aggregate, before);
+    }
+  }
+
+  private DeviceSessions load(String deviceId) {
+    return DeviceSessions.restore(policy, sessions.get(deviceId));
+  }
+
+  private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {
+    DeviceSessionsSnapshot snapshot = aggregate.snapshot();
+    if (snapshot.isEmpty()) {
+      sessions.delete(deviceId);
+    } else {
+      sessions.put(deviceId, snapshot);
+    }
+    OptionalLong deadlineAfter = aggregate.nextDeadline();
+    if (!deadlineBefore.equals(deadlineAfter)) {
+      deadlineBefore.ifPresent(d -> deadlines.delete(deadlineKey(d, deviceId)));
+      deadlineAfter.ifPresent(d -> deadlines.put(deadlineKey(d, deviceId), deviceId));
+    }
+  }
+
+  private void emit(String deviceId, Outcome outcome, long timestamp, Record<String, byte[]> in) {
+    for (DeviceSessionEvent event : outcome.sessionEvents()) {
+      String type = event.type().name().toLowerCase(Locale.ROOT);
+      context.forward(
+          new Record<>(
+              deviceId,
+              eventSerde.write(event),
+              timestamp,
+              OutputHeaders.cloudEvent(
+                  event.sessionId() + "/" + type,
+                  "dev.turnstile.device-session." + type + ".v1",
+                  deviceId,
+                  Instant.ofEpochMilli(timestamp),
+                  SESSION_SCHEMA)),
+          Names.DEVICE_SESSIONS_SINK);
+    }
+    for (Rejection rejection : outcome.rejections()) {
+      boolean fromThisRecord = in != null && rejection.event().eventId().equals(eventId(in));
+      JsonNode original = fromThisRecord ? null : Json.mapper().valueToTree(rejection.event());
+      context.forward(
+          Rejections.record(
+              rejection.reason(),
+              rejection.detail(),
+              Names.DEVICE_SESSION,
+              deviceId,
+              rejection.event().eventId(),
+              fromThisRecord ? context.recordMetadata().orElse(null) : null,
+              fromThisRecord ? in.value() : null,
+              original,
+              context.currentSystemTimeMs(),
+              timestamp),
+          Names.REJECTED_EVENTS_SINK);
+    }
+  }
+
+  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
+    context.forward(
+        Rejections.record(
+            reason,
+            detail,
+            Names.DEVICE_SESSION,
+            record.key(),
+            eventId(record),
+            context.recordMetadata().orElse(null),
+            record.value(),
+            null,
+            context.currentSystemTimeMs(),
+            record.timestamp()),
+        Names.REJECTED_EVENTS_SINK);
+  }
+
+  private static String eventId(Record<String, byte[]> record) {
+    var header = record.headers().lastHeader(CloudEventHeaders.ID);
+    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  static Bytes deadlineKey(long deadlineMillis, String deviceId) {
+    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
+    return Bytes.wrap(
+        ByteBuffer.allocate(Long.BYTES + device.length)
+            .putLong(deadlineMillis)
+            .put(device)
+            .array());
+  }
+}

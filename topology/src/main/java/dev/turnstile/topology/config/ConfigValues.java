@@ -1,0 +1,117 @@
+package dev.turnstile.topology.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * Raw configuration of one process: a properties file, then the environment, which wins. An
+ * environment variable maps to a key by lower-casing it and turning {@code _} into {@code .} after
+ * the {@code TURNSTILE_} prefix, with {@code __} standing for {@code -}: {@code
+ * TURNSTILE_TOPIC_PREFIX} sets {@code topic.prefix}, {@code TURNSTILE_TOPOLOGY_DEDUP_RETENTION__MS}
+ * sets {@code topology.dedup.retention-ms}.
+ */
+public final class ConfigValues {
+
+  static final String ENV_PREFIX = "TURNSTILE_";
+
+  private final Map<String, String> values;
+
+  private ConfigValues(Map<String, String> values) {
+    this.values = values;
+  }
+
+  /** Values from {@code file} (may be null), overridden by {@code environment}. */
+  public static ConfigValues load(Path file, Map<String, String> environment) {
+    Map<String, String> values = new TreeMap<>();
+    if (file != null) {
+      Properties properties = new Properties();
+      try (Reader reader = Files.newBufferedReader(file)) {
+        properties.load(reader);
+      } catch (IOException e) {
+        throw new ConfigException("--config", "cannot read " + file + ": " + e.getMessage());
+      }
+      properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
+    }
+    environment.forEach(
+        (name, value) -> {
+          if (name.startsWith(ENV_PREFIX)) {
+            values.put(keyOf(name.substring(ENV_PREFIX.length())), value);
+          }
+        });
+    return new ConfigValues(values);
+  }
+
+  /** Values given directly, as tests and the local stack do. */
+  public static ConfigValues of(Map<String, String> values) {
+    return new ConfigValues(new TreeMap<>(values));
+  }
+
+  static String keyOf(String envName) {
+    return envName.toLowerCase(Locale.ROOT).replace("__", "-").replace('_', '.');
+  }
+
+  public String required(String key) {
+    String value = values.get(key);
+    if (value == null || value.isBlank()) {
+      throw new ConfigException(key, "is required");
+    }
+    return value.trim();
+  }
+
+  public String string(String key, String defaultValue) {
+    String value = values.get(key);
+    return value == null ? defaultValue : value.trim();
+  }
+
+  public int integer(String key, int defaultValue, int min) {
+    String value = values.get(key);
+    if (value == null) {
+      return defaultValue;
+    }
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed < min) {
+        throw new ConfigException(key, "must be >= " + min + ", was " + parsed);
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new ConfigException(key, "must be an integer, was '" + value + "'");
+    }
+  }
+
+  /** A duration given in milliseconds. */
+  public Duration millis(String key, Duration defaultValue, long minMillis) {
+    String value = values.get(key);
+    if (value == null) {
+      return defaultValue;
+    }
+    try {
+      long parsed = Long.parseLong(value.trim());
+      if (parsed < minMillis) {
+        throw new ConfigException(key, "must be >= " + minMillis + " ms, was " + parsed);
+      }
+      return Duration.ofMillis(parsed);
+    } catch (NumberFormatException e) {
+      throw new ConfigException(key, "must be a number of milliseconds, was '" + value + "'");
+    }
+  }
+
+  /** Every key under {@code prefix}, with the prefix removed: pass-through client configs. */
+  public Map<String, String> withPrefix(String prefix) {
+    Map<String, String> out = new TreeMap<>();
+    values.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            out.put(k.substring(prefix.length()), v);
+          }
+        });
+    return out;
+  }
+}
