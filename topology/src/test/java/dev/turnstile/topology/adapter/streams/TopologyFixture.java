@@ -1,0 +1,127 @@
+package dev.turnstile.topology.adapter.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.DeviceEvent;
+import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.DeviceSessionEvent;
+import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.RejectedEvent;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.config.ConfigValues;
+import dev.turnstile.topology.config.TopologyConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** A TopologyTestDriver over the production topology, with helpers to send and read events. */
+final class TopologyFixture implements AutoCloseable {
+
+  static final Instant START = Instant.parse("2026-11-30T12:00:00Z");
+  static final Duration GRACE = Duration.ofMinutes(5);
+  static final Duration MAX_DURATION = Duration.ofHours(72);
+
+  final TopologyTestDriver driver;
+  final TestInputTopic<String, byte[]> input;
+  final TestOutputTopic<String, byte[]> sessions;
+  final TestOutputTopic<String, byte[]> rejected;
+
+  TopologyFixture(Path stateDir) {
+    Map<String, String> values = new HashMap<>();
+    values.put("kafka.bootstrap.servers", "unused:9092");
+    values.put("topology.state-dir", stateDir.toString());
+    values.put("topology.session.reorder-grace-ms", Long.toString(GRACE.toMillis()));
+    values.put("topology.session.max-duration-ms", Long.toString(MAX_DURATION.toMillis()));
+    values.put("topology.punctuate-interval-ms", "1000");
+    TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
+    driver =
+        new TopologyTestDriver(
+            TurnstileTopology.build(config), TopologyApplication.streamsProperties(config), START);
+    input =
+        driver.createInputTopic(
+            config.topic(TopicCatalogue.DEVICE_EVENTS_RAW),
+            new StringSerializer(),
+            new ByteArraySerializer());
+    sessions =
+        driver.createOutputTopic(
+            config.topic(TopicCatalogue.DEVICE_SESSIONS),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
+    rejected =
+        driver.createOutputTopic(
+            config.topic(TopicCatalogue.REJECTED_EVENTS),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
+  }
+
+  static DeviceEvent event(
+      String device, String id, DeviceEventType type, String ref, OffsetDateTime at) {
+    return new DeviceEvent(device, id, type, at, ref, null, START);
+  }
+
+  /** Sends an event as the bridge writes it, arriving at {@code arrival}. */
+  void send(DeviceEvent event, Instant arrival) {
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(
+        CloudEventHeaders.SOURCE,
+        CloudEventHeaders.deviceSource(event.deviceId()).getBytes(StandardCharsets.UTF_8));
+    headers.add(CloudEventHeaders.ID, event.eventId().getBytes(StandardCharsets.UTF_8));
+    input.pipeInput(new TestRecord<>(event.deviceId(), json(event), headers, arrival));
+  }
+
+  void send(DeviceEvent event) {
+    send(event, START);
+  }
+
+  List<DeviceSessionEvent> sessionEvents() {
+    return sessions.readValuesToList().stream()
+        .map(v -> read(v, DeviceSessionEvent.class))
+        .toList();
+  }
+
+  List<RejectedEvent> rejections() {
+    return rejected.readValuesToList().stream().map(v -> read(v, RejectedEvent.class)).toList();
+  }
+
+  static byte[] json(Object value) {
+    try {
+      return Json.mapper().writeValueAsBytes(value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static <T> T read(byte[] value, Class<T> type) {
+    try {
+      return Json.mapper().readValue(value, type);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static JsonNode tree(byte[] value) {
+    return read(value, JsonNode.class);
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+  }
+}
