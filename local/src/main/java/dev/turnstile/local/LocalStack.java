@@ -1,0 +1,118 @@
+package dev.turnstile.local;
+
+import dev.turnstile.bridge.BridgeApplication;
+import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.schemas.Topic;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.testkit.EmbeddedKafka;
+import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.config.ConfigValues;
+import dev.turnstile.topology.config.TopologyConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * Turnstile on one machine: a real in-process KRaft Kafka, the topology and the bridge, with all
+ * data in a temporary folder that {@link #close()} deletes.
+ */
+final class LocalStack implements AutoCloseable {
+
+  private final Path home;
+  private final EmbeddedKafka kafka;
+  private final TopologyApplication topology;
+  private final TopologyConfig topologyConfig;
+  private final BridgeApplication bridge;
+
+  private LocalStack(
+      Path home,
+      EmbeddedKafka kafka,
+      TopologyConfig topologyConfig,
+      TopologyApplication topology,
+      BridgeApplication bridge) {
+    this.home = home;
+    this.kafka = kafka;
+    this.topologyConfig = topologyConfig;
+    this.topology = topology;
+    this.bridge = bridge;
+  }
+
+  /**
+   * Starts Kafka, creates the catalogue's topics (replication factor 1), starts the topology and
+   * waits for it to run, then starts the bridge on {@code httpPort} (0 = any free port).
+   */
+  static LocalStack start(int httpPort, Map<String, String> overrides) throws InterruptedException {
+    Path home;
+    try {
+      home = Files.createTempDirectory("turnstile-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    EmbeddedKafka kafka = EmbeddedKafka.start(home.resolve("kafka"));
+    kafka.createTopics(
+        TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
+
+    Map<String, String> topologyValues = new HashMap<>();
+    topologyValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    topologyValues.put("topology.state-dir", home.resolve("streams").toString());
+    topologyValues.put("topology.num-standby-replicas", "0");
+    topologyValues.put("topology.punctuate-interval-ms", "1000");
+    topologyValues.putAll(overrides);
+    TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
+    TopologyApplication topology = TopologyApplication.start(topologyConfig);
+    if (!topology.awaitRunning(Duration.ofSeconds(60))) {
+      throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
+    }
+
+    Map<String, String> bridgeValues = new HashMap<>();
+    bridgeValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    bridgeValues.put("bridge.http.host", "127.0.0.1");
+    bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
+    bridgeValues.putAll(overrides);
+    BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
+    return new LocalStack(home, kafka, topologyConfig, topology, bridge);
+  }
+
+  private static NewTopic newTopic(Topic topic) {
+    NewTopic created = new NewTopic(topic.baseName(), topic.partitions(), (short) 1);
+    return created.configs(
+        Map.of(
+            "cleanup.policy", topic.cleanupPolicy(),
+            "retention.ms", Long.toString(topic.retentionMs())));
+  }
+
+  String bootstrapServers() {
+    return kafka.bootstrapServers();
+  }
+
+  int httpPort() {
+    return bridge.httpPort();
+  }
+
+  TopologyApplication topology() {
+    return topology;
+  }
+
+  TopologyConfig topologyConfig() {
+    return topologyConfig;
+  }
+
+  @Override
+  public void close() {
+    bridge.close();
+    topology.close();
+    kafka.close();
+    try (Stream<Path> files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A leftover temporary folder is not worth failing the run for.
+    }
+  }
+}

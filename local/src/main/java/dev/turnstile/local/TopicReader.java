@@ -1,0 +1,62 @@
+package dev.turnstile.local;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** Reads a whole topic as a downstream consumer would: {@code read_committed}. */
+final class TopicReader {
+
+  private TopicReader() {}
+
+  /**
+   * Reads {@code topic} from the beginning until {@code done} holds for what was read and the
+   * consumer has reached the end, or until {@code timeout} passes.
+   */
+  static List<ConsumerRecord<String, byte[]>> readUntil(
+      String bootstrap,
+      String topic,
+      Predicate<List<ConsumerRecord<String, byte[]>>> done,
+      Duration timeout) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+            ConsumerConfig.GROUP_ID_CONFIG, "turnstile-demo-reader-" + UUID.randomUUID(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+        if (done.test(records) && atEnd(consumer, partitions)) {
+          break;
+        }
+      }
+    }
+    return records;
+  }
+
+  private static boolean atEnd(KafkaConsumer<?, ?> consumer, List<TopicPartition> partitions) {
+    Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+    return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
+  }
+}

@@ -1,0 +1,100 @@
+package dev.turnstile.local;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./turnstile demo|up}: the local stack on one machine. */
+@Command(
+    name = "turnstile",
+    mixinStandardHelpOptions = true,
+    subcommands = {TurnstileCli.DemoCommand.class, TurnstileCli.UpCommand.class},
+    description = "Turnstile on one machine: an in-process Kafka, the topology and the bridge.")
+public final class TurnstileCli implements Runnable {
+
+  static final Path DEFAULT_DATA = Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
+
+  @Override
+  public void run() {
+    new CommandLine(this).usage(System.out);
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new TurnstileCli()).execute(args));
+  }
+
+  @Command(
+      name = "demo",
+      mixinStandardHelpOptions = true,
+      description =
+          "Replays the EV charging data through the real HTTP endpoint with injected resends and"
+              + " reordering, reads the outputs read_committed and reconciles them with the CSV."
+              + " Exits 0 only if every figure matches.")
+  static final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--data", description = "CSV to replay (default: ${DEFAULT-VALUE})")
+    Path data = DEFAULT_DATA;
+
+    @Option(names = "--json", description = "also write the figures to this JSON file")
+    Path json;
+
+    @Option(names = "--seed", description = "seed of the injected faults (default: ${DEFAULT-VALUE})")
+    long seed = 20141118L;
+
+    @Option(
+        names = "--duplicate-fraction",
+        description = "fraction of events sent twice (default: ${DEFAULT-VALUE})")
+    double duplicateFraction = 0.15;
+
+    @Option(
+        names = "--reorder-fraction",
+        description = "fraction of sessions sent Finished first (default: ${DEFAULT-VALUE})")
+    double reorderFraction = 0.25;
+
+    @Option(names = "--concurrency", description = "requests in flight (default: ${DEFAULT-VALUE})")
+    int concurrency = 32;
+
+    @Override
+    public Integer call() throws Exception {
+      Replayer.Plan plan = new Replayer.Plan(seed, reorderFraction, duplicateFraction, concurrency);
+      return new Demo(System.out).run(data, json, plan) ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "up",
+      mixinStandardHelpOptions = true,
+      description = "Starts the local stack and leaves it running until Ctrl-C.")
+  static final class UpCommand implements Callable<Integer> {
+    @Option(names = "--port", description = "HTTP port of the bridge (default: ${DEFAULT-VALUE})")
+    int port = 8080;
+
+    @Override
+    public Integer call() throws Exception {
+      LocalStack stack = LocalStack.start(port, Map.of());
+      CountDownLatch stopped = new CountDownLatch(1);
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    System.out.println("Stopping...");
+                    stack.close();
+                    stopped.countDown();
+                  },
+                  "turnstile-up-shutdown"));
+      System.out.printf(
+          "Turnstile is up.%n"
+              + "  HTTP bridge:      http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events)%n"
+              + "  Kafka bootstrap:  %s%n"
+              + "  Topics:           device-events.raw.v1, device-sessions.v1, rejected-events.v1%n"
+              + "Press Ctrl-C to stop.%n",
+          stack.httpPort(),
+          stack.bootstrapServers());
+      stopped.await();
+      return 0;
+    }
+  }
+}
