@@ -16,16 +16,25 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The request body's JSON Schema (2020-12), from the contracts module. */
 final class RequestSchema {
 
   static final String RESOURCE = "dev/turnstile/schemas/device-event-request.v1.schema.json";
 
+  /** Applicators whose errors only repeat those of their subschemas. */
+  private static final Set<String> UMBRELLAS = Set.of("properties", "$ref", "allOf", "anyOf");
+
+  private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
+
   private final Validator validator;
+  private final Set<String> declaredProperties;
 
   RequestSchema() {
     JsonObject schema = load();
+    this.declaredProperties = schema.getJsonObject("properties").fieldNames();
     this.validator =
         Validator.create(
             JsonSchema.of(schema),
@@ -44,13 +53,32 @@ final class RequestSchema {
     Set<Violation> violations = new LinkedHashSet<>();
     List<OutputUnit> units = result.getErrors() == null ? List.of(result) : result.getErrors();
     for (OutputUnit unit : units) {
-      violations.add(
-          new Violation(
-              pointer(unit.getInstanceLocation()),
-              keyword(unit.getKeywordLocation()),
-              unit.getError()));
+      String keyword = keyword(unit.getKeywordLocation());
+      String pointer = pointer(unit.getInstanceLocation());
+      if (UMBRELLAS.contains(keyword) || misreportedAdditional(keyword, pointer)) {
+        continue;
+      }
+      if ("required".equals(keyword)) {
+        pointer = pointer + "/" + quoted(unit.getError());
+      }
+      violations.add(new Violation(pointer, keyword, unit.getError()));
     }
     return new ArrayList<>(violations);
+  }
+
+  /**
+   * The validator also reports a declared property that failed its own subschema under {@code
+   * additionalProperties}; that error is already reported at its own keyword.
+   */
+  private boolean misreportedAdditional(String keyword, String pointer) {
+    return "additionalProperties".equals(keyword)
+        && pointer.lastIndexOf('/') == 0
+        && declaredProperties.contains(pointer.substring(1));
+  }
+
+  private static String quoted(String message) {
+    Matcher matcher = QUOTED.matcher(message == null ? "" : message);
+    return matcher.find() ? matcher.group(1) : "";
   }
 
   private static String pointer(String instanceLocation) {
