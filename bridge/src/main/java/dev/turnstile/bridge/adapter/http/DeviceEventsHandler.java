@@ -1,0 +1,146 @@
+package dev.turnstile.bridge.adapter.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.bridge.adapter.http.Problems.Kind;
+import dev.turnstile.bridge.application.AcceptDeviceEventService;
+import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.schemas.Json;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /api/v1/devices/{deviceId}/events}: checks the request, hands it to the use case and
+ * answers only once the outcome is known (after Kafka's ack for a 202).
+ */
+final class DeviceEventsHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceEventsHandler.class);
+
+  private final AcceptDeviceEventUseCase useCase;
+  private final BridgeMetrics metrics;
+  private final RequestSchema schema = new RequestSchema();
+  private final int retryAfterSeconds;
+
+  DeviceEventsHandler(
+      AcceptDeviceEventUseCase useCase, BridgeMetrics metrics, int retryAfterSeconds) {
+    this.useCase = useCase;
+    this.metrics = metrics;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  void handle(RoutingContext ctx) {
+    String deviceId = ctx.pathParam("deviceId");
+    if (deviceId == null || !AcceptDeviceEventService.IDENTIFIER.matcher(deviceId).matches()) {
+      reject(
+          ctx,
+          "bad-device-id",
+          Kind.INVALID_DEVICE_ID,
+          "deviceId must be 1..128 of [A-Za-z0-9._~:-]");
+      return;
+    }
+    Object body;
+    try {
+      Buffer buffer = ctx.body().buffer();
+      if (buffer == null || buffer.length() == 0) {
+        reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
+        return;
+      }
+      body = io.vertx.core.json.Json.decodeValue(buffer);
+    } catch (DecodeException e) {
+      reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is not JSON: " + e.getMessage());
+      return;
+    }
+    List<Violation> violations = schema.violations(body);
+    if (!violations.isEmpty()) {
+      metrics.rejected("schema");
+      Problems.send(ctx, Kind.INVALID_EVENT, "the body breaks the request schema", violations);
+      return;
+    }
+    JsonObject json = (JsonObject) body;
+    AcceptDeviceEventCommand command =
+        new AcceptDeviceEventCommand(
+            deviceId,
+            json.getString("eventId"),
+            json.getString("type"),
+            json.getString("occurredAt"),
+            json.getString("sessionRef"),
+            attributes(json));
+    Future.fromCompletionStage(useCase.accept(command), ctx.vertx().getOrCreateContext())
+        .onComplete(
+            result -> {
+              if (result.succeeded()) {
+                answer(ctx, result.result());
+              } else {
+                fail(ctx, result.cause());
+              }
+            });
+  }
+
+  private void reject(RoutingContext ctx, String reason, Kind kind, String detail) {
+    metrics.rejected(reason);
+    Problems.send(ctx, kind, detail);
+  }
+
+  private static JsonNode attributes(JsonObject json) {
+    JsonObject attributes = json.getJsonObject("attributes");
+    if (attributes == null) {
+      return null;
+    }
+    try {
+      return Json.mapper().readTree(attributes.encode());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("re-reading JSON just decoded cannot fail", e);
+    }
+  }
+
+  private static void answer(RoutingContext ctx, Outcome outcome) {
+    if (ctx.response().closed()) {
+      return;
+    }
+    JsonObject body = new JsonObject().put("eventId", outcome.eventId());
+    if (outcome instanceof Accepted accepted) {
+      body.put("status", "accepted")
+          .put("partition", accepted.partition())
+          .put("offset", accepted.offset());
+      ctx.response().setStatusCode(202);
+    } else {
+      body.put("status", "duplicate");
+      ctx.response().setStatusCode(200);
+    }
+    ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+  }
+
+  private void fail(RoutingContext ctx, Throwable failure) {
+    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+    if (cause instanceof InvalidDeviceEventException invalid) {
+      Problems.send(ctx, Kind.INVALID_EVENT, "the event breaks a rule", invalid.violations());
+    } else if (cause instanceof PublishException publish && publish.reason().retriable()) {
+      ctx.response().putHeader("Retry-After", Integer.toString(retryAfterSeconds));
+      Kind kind =
+          publish.reason() == PublishException.Reason.SATURATED
+              ? Kind.SATURATED
+              : Kind.KAFKA_UNAVAILABLE;
+      Problems.send(ctx, kind, "not written, retry later: " + publish.getMessage());
+    } else if (cause instanceof PublishException publish) {
+      Problems.send(ctx, Kind.NOT_WRITTEN, publish.getMessage());
+    } else {
+      LOG.error("accepting a device event failed", cause);
+      Problems.send(ctx, Kind.INTERNAL, "unexpected error");
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package dev.turnstile.bridge.adapter.http;
+
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+
+/** Every error of the HTTP API in one shape: RFC 9457 {@code application/problem+json}. */
+final class Problems {
+
+  static final String CONTENT_TYPE = "application/problem+json";
+  static final String TYPE_BASE = "https://turnstile.dev/problems/";
+
+  private Problems() {}
+
+  /** A problem kind: its URI slug, HTTP status and title. */
+  enum Kind {
+    MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
+    INVALID_DEVICE_ID("invalid-device-id", 400, "Invalid device ID"),
+    NOT_FOUND("not-found", 404, "Not found"),
+    METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
+    BODY_TOO_LARGE("body-too-large", 413, "Body too large"),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
+    INVALID_EVENT("invalid-event", 422, "Invalid event"),
+    KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),
+    SATURATED("saturated", 503, "Too many events in flight"),
+    NOT_WRITTEN("not-written", 500, "Event could not be written"),
+    INTERNAL("internal", 500, "Internal error");
+
+    final String slug;
+    final int status;
+    final String title;
+
+    Kind(String slug, int status, String title) {
+      this.slug = slug;
+      this.status = status;
+      this.title = title;
+    }
+  }
+
+  static void send(RoutingContext ctx, Kind kind, String detail) {
+    send(ctx, kind, detail, null);
+  }
+
+  static void send(RoutingContext ctx, Kind kind, String detail, List<Violation> violations) {
+    HttpServerResponse response = ctx.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    JsonObject body =
+        new JsonObject()
+            .put("type", TYPE_BASE + kind.slug)
+            .put("title", kind.title)
+            .put("status", kind.status)
+            .put("detail", detail)
+            .put("instance", ctx.request().path());
+    if (violations != null) {
+      JsonArray errors = new JsonArray();
+      violations.forEach(
+          v ->
+              errors.add(
+                  new JsonObject()
+                      .put("pointer", v.pointer())
+                      .put("keyword", v.keyword())
+                      .put("message", v.message())));
+      body.put("errors", errors);
+    }
+    response.setStatusCode(kind.status).putHeader("Content-Type", CONTENT_TYPE).end(body.encode());
+  }
+}

@@ -1,0 +1,178 @@
+package dev.turnstile.bridge.adapter.kafka;
+
+import dev.turnstile.bridge.port.out.PublishEventPort;
+import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.bridge.port.out.PublishException.Reason;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.KafkaMessageFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes CloudEvents to Kafka in binary content mode with one producer shared by the process
+ * ({@code acks=all}, idempotent, lz4), so batches fill across requests.
+ *
+ * <p>{@code producer.send} blocks up to {@code max.block.ms} when metadata is missing, so sends run
+ * on one dedicated thread, never on the caller's. In-flight writes are bounded by a semaphore: when
+ * it is exhausted the write fails at once with {@link Reason#SATURATED}. The wait for the ack is
+ * bounded by the ack timeout ({@link Reason#UNAVAILABLE} after it); errors a retry cannot fix fail
+ * with {@link Reason#REJECTED}.
+ */
+public final class KafkaEventPublisher implements PublishEventPort, AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaEventPublisher.class);
+  private static final int LINGER_MS = 5;
+
+  private final Producer<String, byte[]> producer;
+  private final ExecutorService sender;
+  private final Semaphore inFlight;
+  private final Duration ackTimeout;
+  private final Clock clock;
+
+  /**
+   * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
+   *     except those that carry the delivery guarantee and the bounds, which this class sets
+   * @param ackTimeout longest wait for an ack, also {@code delivery.timeout.ms} and {@code
+   *     max.block.ms}
+   * @param maxInFlight writes awaiting their ack at most
+   */
+  public KafkaEventPublisher(
+      Map<String, String> passThrough, Duration ackTimeout, int maxInFlight, Clock clock) {
+    this.producer = new KafkaProducer<>(producerConfig(passThrough, ackTimeout));
+    this.ackTimeout = ackTimeout;
+    this.inFlight = new Semaphore(maxInFlight);
+    this.clock = clock;
+    this.sender =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread thread = new Thread(r, "turnstile-kafka-send");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** The producer configuration: pass-through first, then what the guarantees depend on. */
+  static Map<String, Object> producerConfig(Map<String, String> passThrough, Duration ackTimeout) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    config.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "turnstile-bridge");
+    config.putAll(passThrough);
+    long timeoutMs = ackTimeout.toMillis();
+    long linger = Long.parseLong(String.valueOf(config.get(ProducerConfig.LINGER_MS_CONFIG)));
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
+    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeoutMs);
+    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(1, timeoutMs - linger - 1));
+    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+    return config;
+  }
+
+  @Override
+  public CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event) {
+    if (!inFlight.tryAcquire()) {
+      return CompletableFuture.failedFuture(
+          new PublishException(Reason.SATURATED, "too many writes in flight", null));
+    }
+    ProducerRecord<String, byte[]> record =
+        KafkaMessageFactory.createWriter(topic, null, clock.millis(), key).writeBinary(event);
+    CompletableFuture<PublishedEvent> result = new CompletableFuture<>();
+    try {
+      sender.execute(() -> send(record, result));
+    } catch (RejectedExecutionException e) {
+      inFlight.release();
+      result.completeExceptionally(
+          new PublishException(Reason.UNAVAILABLE, "the publisher is closed", e));
+      return result;
+    }
+    return result
+        .orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            failure ->
+                CompletableFuture.failedFuture(
+                    failure instanceof TimeoutException
+                        ? new PublishException(
+                            Reason.UNAVAILABLE, "no ack within " + ackTimeout, failure)
+                        : failure));
+  }
+
+  private void send(ProducerRecord<String, byte[]> record, CompletableFuture<PublishedEvent> into) {
+    if (into.isDone()) {
+      // Timed out while queued behind a blocked send: the caller has its answer already.
+      inFlight.release();
+      return;
+    }
+    try {
+      producer.send(
+          record,
+          (metadata, error) -> {
+            inFlight.release();
+            complete(into, metadata, error);
+          });
+    } catch (RuntimeException e) {
+      inFlight.release();
+      complete(into, null, e);
+    }
+  }
+
+  private static void complete(
+      CompletableFuture<PublishedEvent> into, RecordMetadata metadata, Exception error) {
+    if (error == null) {
+      into.complete(new PublishedEvent(metadata.topic(), metadata.partition(), metadata.offset()));
+    } else {
+      into.completeExceptionally(toPublishException(error));
+    }
+  }
+
+  static PublishException toPublishException(Exception error) {
+    if (error instanceof RetriableException
+        || error instanceof InterruptException
+        || error instanceof IllegalStateException) {
+      return new PublishException(
+          Reason.UNAVAILABLE, "Kafka did not take the write: " + error, error);
+    }
+    LOG.warn("Kafka refused a write for good", error);
+    return new PublishException(Reason.REJECTED, "Kafka refused the write: " + error, error);
+  }
+
+  /** Stops taking writes, waits up to {@code timeout} for those in flight, closes the producer. */
+  public void close(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    sender.shutdown();
+    try {
+      sender.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    producer.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  @Override
+  public void close() {
+    close(ackTimeout);
+  }
+}

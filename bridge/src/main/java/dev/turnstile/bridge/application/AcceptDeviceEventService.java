@@ -1,0 +1,213 @@
+package dev.turnstile.bridge.application;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import dev.turnstile.bridge.port.out.PublishEventPort;
+import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.DeviceEvent;
+import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.Json;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.regex.Pattern;
+
+/**
+ * Checks a device's event, writes it as a CloudEvent keyed by {@code deviceId}, and remembers it
+ * once acknowledged so that a device retrying after a lost response is answered without a second
+ * write. A retry that races the first write is written again: the topology's dedup absorbs it.
+ */
+public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase {
+
+  /** Identifiers (deviceId, eventId, sessionRef) as the schemas define them. */
+  public static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9._~:-]{1,128}");
+
+  static final URI DATA_SCHEMA = schemaId("dev/turnstile/schemas/device-event.v1.schema.json");
+
+  private final PublishEventPort publisher;
+  private final String topic;
+  private final Clock clock;
+  private final BridgeMetrics metrics;
+  private final Cache<EventKey, Boolean> recentlyAccepted;
+
+  /**
+   * @param topic full name of {@code device-events.raw.v1} with its prefix
+   * @param cacheSize entries of the recent-accepted cache; 0 disables it
+   * @param cacheTtl how long an acknowledged event is remembered
+   */
+  public AcceptDeviceEventService(
+      PublishEventPort publisher,
+      String topic,
+      Clock clock,
+      BridgeMetrics metrics,
+      long cacheSize,
+      Duration cacheTtl) {
+    this.publisher = publisher;
+    this.topic = topic;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.recentlyAccepted =
+        cacheSize <= 0
+            ? null
+            : Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(cacheTtl).build();
+  }
+
+  @Override
+  public CompletionStage<Outcome> accept(AcceptDeviceEventCommand command) {
+    DeviceEvent event;
+    try {
+      event = validate(command);
+    } catch (InvalidDeviceEventException e) {
+      metrics.rejected("semantic");
+      return CompletableFuture.failedFuture(e);
+    }
+    EventKey key = new EventKey(event.deviceId(), event.eventId());
+    if (recentlyAccepted != null && recentlyAccepted.getIfPresent(key) != null) {
+      metrics.duplicate();
+      return CompletableFuture.completedFuture(new Duplicate(event.eventId()));
+    }
+    return publisher
+        .publish(topic, event.deviceId(), toCloudEvent(event))
+        .handle(
+            (published, failure) -> {
+              if (failure != null) {
+                throw countFailure(failure);
+              }
+              if (recentlyAccepted != null) {
+                recentlyAccepted.put(key, Boolean.TRUE);
+              }
+              metrics.accepted();
+              return new Accepted(
+                  event.eventId(), published.topic(), published.partition(), published.offset());
+            });
+  }
+
+  private CompletionException countFailure(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+    if (cause instanceof PublishException publish) {
+      switch (publish.reason()) {
+        case SATURATED -> metrics.unavailable("saturated");
+        case UNAVAILABLE -> metrics.unavailable("unavailable");
+        case REJECTED -> metrics.rejected("kafka-rejected");
+      }
+    } else {
+      metrics.unavailable("error");
+    }
+    return new CompletionException(cause);
+  }
+
+  private DeviceEvent validate(AcceptDeviceEventCommand command) {
+    List<Violation> violations = new ArrayList<>();
+    if (command.deviceId() == null || !IDENTIFIER.matcher(command.deviceId()).matches()) {
+      violations.add(new Violation("", "deviceId", "deviceId must be 1..128 of [A-Za-z0-9._~:-]"));
+    }
+    checkIdentifier("/eventId", command.eventId(), true, violations);
+    checkIdentifier("/sessionRef", command.sessionRef(), false, violations);
+    DeviceEventType type = parseType(command.type(), violations);
+    OffsetDateTime occurredAt = parseTimestamp(command.occurredAt(), violations);
+    JsonNode attributes = command.attributes();
+    if (attributes != null && !attributes.isObject()) {
+      violations.add(new Violation("/attributes", "type", "attributes must be a JSON object"));
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidDeviceEventException(violations);
+    }
+    return new DeviceEvent(
+        command.deviceId(),
+        command.eventId(),
+        type,
+        occurredAt,
+        command.sessionRef(),
+        attributes,
+        clock.instant());
+  }
+
+  private static void checkIdentifier(
+      String pointer, String value, boolean required, List<Violation> violations) {
+    if (value == null) {
+      if (required) {
+        violations.add(new Violation(pointer, "required", pointer.substring(1) + " is required"));
+      }
+    } else if (!IDENTIFIER.matcher(value).matches()) {
+      violations.add(new Violation(pointer, "pattern", "must be 1..128 of [A-Za-z0-9._~:-]"));
+    }
+  }
+
+  private static DeviceEventType parseType(String type, List<Violation> violations) {
+    for (DeviceEventType candidate : DeviceEventType.values()) {
+      if (candidate.name().equals(type)) {
+        return candidate;
+      }
+    }
+    violations.add(new Violation("/type", "enum", "type must be Started or Finished"));
+    return null;
+  }
+
+  /** RFC 3339 with its offset: a local time without one says nothing about the instant. */
+  static OffsetDateTime parseTimestamp(String value, List<Violation> violations) {
+    if (value == null) {
+      violations.add(new Violation("/occurredAt", "required", "occurredAt is required"));
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(
+          value.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    } catch (DateTimeParseException e) {
+      violations.add(
+          new Violation(
+              "/occurredAt", "format", "occurredAt must be an RFC 3339 date-time with an offset"));
+      return null;
+    }
+  }
+
+  private static CloudEvent toCloudEvent(DeviceEvent event) {
+    byte[] data;
+    try {
+      data = Json.mapper().writeValueAsBytes(event);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a DeviceEvent always serialises", e);
+    }
+    return CloudEventBuilder.v1()
+        .withId(event.eventId())
+        .withSource(URI.create(CloudEventHeaders.deviceSource(event.deviceId())))
+        .withType(CloudEventHeaders.deviceEventType(event.type()))
+        .withTime(event.occurredAt())
+        .withSubject(event.deviceId())
+        .withDataContentType("application/json")
+        .withDataSchema(DATA_SCHEMA)
+        .withData(data)
+        .build();
+  }
+
+  private static URI schemaId(String resource) {
+    try (InputStream in =
+        AcceptDeviceEventService.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("schema resource missing: " + resource);
+      }
+      return URI.create(Json.mapper().readTree(in).path("$id").asText());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private record EventKey(String deviceId, String eventId) {}
+}

@@ -1,0 +1,331 @@
+package dev.turnstile.bridge.adapter.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.bridge.BridgeApplication;
+import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.testkit.EmbeddedKafka;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The bridge over real HTTP on loopback against a real in-process Kafka. */
+class DeviceEventsHttpIT {
+
+  private static final String TOPIC = "it." + TopicCatalogue.DEVICE_EVENTS_RAW.baseName();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private static EmbeddedKafka kafka;
+  private static BridgeApplication bridge;
+  private static KafkaConsumer<String, CloudEvent> consumer;
+  private static final List<ConsumerRecord<String, CloudEvent>> records = new ArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    kafka = EmbeddedKafka.start(null);
+    kafka.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)));
+    bridge =
+        BridgeApplication.start(
+            BridgeConfigLoader.fromMap(
+                Map.of(
+                    "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                    "topic.prefix", "it.",
+                    "bridge.http.host", "127.0.0.1",
+                    "bridge.http.port", "0",
+                    "bridge.http.body-limit-bytes", "4096",
+                    "bridge.kafka.readiness-interval-ms", "200")));
+    consumer =
+        new KafkaConsumer<>(
+            Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
+            new StringDeserializer(),
+            new CloudEventDeserializer());
+    TopicPartition partition = new TopicPartition(TOPIC, 0);
+    consumer.assign(List.of(partition));
+    consumer.seekToBeginning(List.of(partition));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (consumer != null) {
+      consumer.close();
+    }
+    if (bridge != null) {
+      bridge.close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  @Test
+  void anAcceptedEventIsInKafkaWithItsCloudEventHeaders() throws Exception {
+    HttpResponse<String> response =
+        post(bridge, "/api/v1/devices/station-1/events", event("e-1", "2014-11-18T15:40:26+01:00"));
+
+    assertThat(response.statusCode()).isEqualTo(202);
+    var body = Json.mapper().readTree(response.body());
+    assertThat(body.path("status").asText()).isEqualTo("accepted");
+    assertThat(body.path("eventId").asText()).isEqualTo("e-1");
+    assertThat(body.has("partition") && body.has("offset")).isTrue();
+
+    ConsumerRecord<String, CloudEvent> record = awaitRecord("station-1", "e-1");
+    assertThat(record.key()).isEqualTo("station-1");
+    assertThat(header(record, "ce_id")).isEqualTo("e-1");
+    assertThat(header(record, "ce_source")).isEqualTo("/devices/station-1");
+    assertThat(header(record, "ce_type")).isEqualTo("dev.turnstile.device.started.v1");
+    assertThat(header(record, "ce_specversion")).isEqualTo("1.0");
+    assertThat(header(record, "content-type")).isEqualTo("application/json");
+    CloudEvent event = record.value();
+    assertThat(event.getSubject()).isEqualTo("station-1");
+    assertThat(event.getTime().toString()).isEqualTo("2014-11-18T15:40:26+01:00");
+    assertThat(event.getDataSchema().toString())
+        .isEqualTo("https://turnstile.dev/schemas/device-event.v1.schema.json");
+    var value = Json.mapper().readTree(event.getData().toBytes());
+    assertThat(value.path("deviceId").asText()).isEqualTo("station-1");
+    assertThat(value.path("occurredAt").asText()).isEqualTo("2014-11-18T15:40:26+01:00");
+    assertThat(value.has("receivedAt")).isTrue();
+    assertThat(record.offset()).isEqualTo(body.path("offset").asLong());
+  }
+
+  @Test
+  void aRepeatAfterTheAckIsADuplicateAndWrittenOnce() throws Exception {
+    String path = "/api/v1/devices/station-2/events";
+    assertThat(post(bridge, path, event("e-2", "2014-11-18T15:40:26Z")).statusCode())
+        .isEqualTo(202);
+
+    HttpResponse<String> repeat = post(bridge, path, event("e-2", "2014-11-18T15:40:26Z"));
+
+    assertThat(repeat.statusCode()).isEqualTo(200);
+    assertThat(Json.mapper().readTree(repeat.body()).path("status").asText())
+        .isEqualTo("duplicate");
+    assertThat(eventIdsWrittenFor("station-2")).containsExactly("e-2", "sentinel");
+  }
+
+  @Test
+  void malformedJsonIs400() throws Exception {
+    assertProblem(post(bridge, "/api/v1/devices/bad-json/events", "{\"eventId\": "), 400);
+    assertThat(eventIdsWrittenFor("bad-json")).containsExactly("sentinel");
+  }
+
+  @Test
+  void aBadDeviceIdIs400() throws Exception {
+    String tooLong = "d".repeat(129);
+    assertProblem(
+        post(
+            bridge, "/api/v1/devices/" + tooLong + "/events", event("e-3", "2014-11-18T15:40:26Z")),
+        400);
+    assertProblem(
+        post(bridge, "/api/v1/devices/bad%20id/events", event("e-3", "2014-11-18T15:40:26Z")), 400);
+  }
+
+  @Test
+  void aBodyOverTheLimitIs413() throws Exception {
+    String huge =
+        "{\"eventId\":\"e-4\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\","
+            + "\"attributes\":{\"pad\":\""
+            + "x".repeat(8_000)
+            + "\"}}";
+    assertProblem(post(bridge, "/api/v1/devices/too-large/events", huge), 413);
+    assertThat(eventIdsWrittenFor("too-large")).containsExactly("sentinel");
+  }
+
+  @Test
+  void aNonJsonContentTypeIs415() throws Exception {
+    HttpResponse<String> response =
+        send(
+            bridge,
+            HttpRequest.newBuilder(uri(bridge, "/api/v1/devices/text-body/events"))
+                .header("Content-Type", "text/plain")
+                .POST(BodyPublishers.ofString(event("e-5", "2014-11-18T15:40:26Z"))));
+    assertProblem(response, 415);
+    assertThat(eventIdsWrittenFor("text-body")).containsExactly("sentinel");
+  }
+
+  @Test
+  void schemaAndTimestampViolationsAre422WithPointers() throws Exception {
+    HttpResponse<String> missing =
+        post(bridge, "/api/v1/devices/invalid/events", "{\"type\":\"Paused\",\"extra\":1}");
+    var problem = assertProblem(missing, 422);
+    List<String> errors = new ArrayList<>();
+    problem
+        .path("errors")
+        .forEach(e -> errors.add(e.path("pointer").asText() + " " + e.path("keyword").asText()));
+    assertThat(errors)
+        .containsExactlyInAnyOrder(
+            "/eventId required",
+            "/occurredAt required",
+            "/type enum",
+            "/extra additionalProperties");
+    problem.path("errors").forEach(e -> assertThat(e.path("message").asText()).isNotBlank());
+
+    HttpResponse<String> noOffset =
+        post(bridge, "/api/v1/devices/invalid/events", event("e-6", "2014-11-18T15:40:26"));
+    var noOffsetProblem = assertProblem(noOffset, 422);
+    assertThat(noOffsetProblem.path("errors").get(0).path("pointer").asText())
+        .isEqualTo("/occurredAt");
+
+    assertThat(eventIdsWrittenFor("invalid")).containsExactly("sentinel");
+  }
+
+  @Test
+  void unknownRoutesAndMethodsAreProblems() throws Exception {
+    assertProblem(send(bridge, HttpRequest.newBuilder(uri(bridge, "/nope")).GET()), 404);
+    assertProblem(
+        send(bridge, HttpRequest.newBuilder(uri(bridge, "/api/v1/devices/d/events")).GET()), 405);
+  }
+
+  @Test
+  void healthAndMetricsAnswer() throws Exception {
+    assertThat(send(bridge, HttpRequest.newBuilder(uri(bridge, "/health/live"))).statusCode())
+        .isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        send(bridge, HttpRequest.newBuilder(uri(bridge, "/health/ready")))
+                            .statusCode())
+                    .isEqualTo(200));
+    post(bridge, "/api/v1/devices/metrics/events", "not json");
+    HttpResponse<String> metrics = send(bridge, HttpRequest.newBuilder(uri(bridge, "/metrics")));
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body()).contains("turnstile_bridge_device_events_total");
+  }
+
+  @Test
+  void kafkaUnreachableIs503WithRetryAfterAndNotReady() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    try (BridgeApplication cut =
+        BridgeApplication.start(
+            BridgeConfigLoader.fromMap(
+                Map.of(
+                    "kafka.bootstrap.servers", "127.0.0.1:" + closedPort,
+                    "bridge.http.host", "127.0.0.1",
+                    "bridge.http.port", "0",
+                    "bridge.kafka.ack-timeout-ms", "1000",
+                    "bridge.http.retry-after-seconds", "7",
+                    "bridge.kafka.readiness-interval-ms", "200",
+                    "bridge.shutdown-timeout-ms", "1000")))) {
+      HttpResponse<String> response =
+          post(cut, "/api/v1/devices/cut-off/events", event("e-7", "2014-11-18T15:40:26Z"));
+
+      assertProblem(response, 503);
+      assertThat(response.headers().firstValue("Retry-After")).hasValue("7");
+      HttpResponse<String> ready = send(cut, HttpRequest.newBuilder(uri(cut, "/health/ready")));
+      assertThat(ready.statusCode()).isEqualTo(503);
+      assertThat(send(cut, HttpRequest.newBuilder(uri(cut, "/health/live"))).statusCode())
+          .isEqualTo(200);
+    }
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode assertProblem(
+      HttpResponse<String> response, int status) throws IOException {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    var problem = Json.mapper().readTree(response.body());
+    assertThat(problem.path("type").asText()).startsWith("https://turnstile.dev/problems/");
+    assertThat(problem.path("title").asText()).isNotBlank();
+    assertThat(problem.path("status").asInt()).isEqualTo(status);
+    assertThat(problem.has("detail")).isTrue();
+    return problem;
+  }
+
+  /**
+   * The event IDs written for a device, up to a sentinel posted now: the topic has one partition,
+   * so anything the earlier requests wrote precedes the sentinel.
+   */
+  private static List<String> eventIdsWrittenFor(String deviceId) throws Exception {
+    assertThat(
+            post(
+                    bridge,
+                    "/api/v1/devices/" + deviceId + "/events",
+                    event("sentinel", "2014-11-18T15:40:26Z"))
+                .statusCode())
+        .isEqualTo(202);
+    awaitRecord(deviceId, "sentinel");
+    synchronized (records) {
+      return records.stream()
+          .filter(r -> deviceId.equals(r.key()))
+          .map(r -> r.value().getId())
+          .collect(Collectors.toList());
+    }
+  }
+
+  private static ConsumerRecord<String, CloudEvent> awaitRecord(String deviceId, String eventId) {
+    return await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInSameThread()
+        .until(
+            () -> {
+              synchronized (records) {
+                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+                return records.stream()
+                    .filter(r -> deviceId.equals(r.key()) && eventId.equals(r.value().getId()))
+                    .findFirst()
+                    .orElse(null);
+              }
+            },
+            r -> r != null);
+  }
+
+  private static String header(ConsumerRecord<?, ?> record, String name) {
+    Header header = record.headers().lastHeader(name);
+    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private static String event(String eventId, String occurredAt) {
+    return "{\"eventId\":\""
+        + eventId
+        + "\",\"type\":\"Started\",\"occurredAt\":\""
+        + occurredAt
+        + "\",\"attributes\":{\"connector\":2}}";
+  }
+
+  private static URI uri(BridgeApplication app, String path) {
+    return URI.create("http://127.0.0.1:" + app.httpPort() + path);
+  }
+
+  private static HttpResponse<String> post(BridgeApplication app, String path, String body)
+      throws Exception {
+    return send(
+        app,
+        HttpRequest.newBuilder(uri(app, path))
+            .header("Content-Type", "application/json; charset=utf-8")
+            .POST(BodyPublishers.ofString(body)));
+  }
+
+  private static HttpResponse<String> send(BridgeApplication app, HttpRequest.Builder request)
+      throws Exception {
+    return HTTP.send(request.timeout(Duration.ofSeconds(20)).build(), BodyHandlers.ofString());
+  }
+}

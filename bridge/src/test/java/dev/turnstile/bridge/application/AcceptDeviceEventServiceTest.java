@@ -1,0 +1,205 @@
+package dev.turnstile.bridge.application;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.bridge.port.out.PublishEventPort;
+import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
+import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.bridge.port.out.PublishException.Reason;
+import dev.turnstile.schemas.DeviceEvent;
+import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.Json;
+import io.cloudevents.CloudEvent;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+class AcceptDeviceEventServiceTest {
+
+  private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
+
+  private final FakePublisher publisher = new FakePublisher();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private AcceptDeviceEventService service(long cacheSize) {
+    return new AcceptDeviceEventService(
+        publisher,
+        "device-events.raw.v1",
+        Clock.fixed(NOW, ZoneOffset.UTC),
+        new BridgeMetrics(registry),
+        cacheSize,
+        Duration.ofMinutes(1));
+  }
+
+  private static AcceptDeviceEventCommand command(String eventId, String occurredAt) {
+    return new AcceptDeviceEventCommand(
+        "station-7", eventId, "Started", occurredAt, "s-1", Json.mapper().createObjectNode());
+  }
+
+  private static Outcome await(CompletionStage<Outcome> stage) throws Exception {
+    return stage.toCompletableFuture().get();
+  }
+
+  @Test
+  void writesTheCloudEventAndAnswersAcceptedAfterTheAck() throws Exception {
+    CompletableFuture<Outcome> outcome =
+        service(10).accept(command("e-1", "2014-11-18T15:40:26+01:00")).toCompletableFuture();
+
+    assertThat(outcome).isNotDone();
+    publisher.ackAll();
+    assertThat(await(outcome)).isEqualTo(new Accepted("e-1", "device-events.raw.v1", 0, 0));
+
+    Published written = publisher.published.get(0);
+    assertThat(written.key()).isEqualTo("station-7");
+    CloudEvent event = written.event();
+    assertThat(event.getId()).isEqualTo("e-1");
+    assertThat(event.getSource().toString()).isEqualTo("/devices/station-7");
+    assertThat(event.getType()).isEqualTo("dev.turnstile.device.started.v1");
+    assertThat(event.getSubject()).isEqualTo("station-7");
+    assertThat(event.getTime()).isEqualTo(OffsetDateTime.parse("2014-11-18T15:40:26+01:00"));
+    assertThat(event.getDataContentType()).isEqualTo("application/json");
+    assertThat(event.getDataSchema().toString())
+        .isEqualTo("https://turnstile.dev/schemas/device-event.v1.schema.json");
+    DeviceEvent value = Json.mapper().readValue(event.getData().toBytes(), DeviceEvent.class);
+    assertThat(value.type()).isEqualTo(DeviceEventType.Started);
+    assertThat(value.occurredAt().getOffset()).isEqualTo(ZoneOffset.ofHours(1));
+    assertThat(value.receivedAt()).isEqualTo(NOW);
+    assertThat(value.sessionRef()).isEqualTo("s-1");
+    assertThat(counted("accepted")).isEqualTo(1);
+  }
+
+  @Test
+  void aRepeatAfterTheAckIsADuplicateWithoutASecondWrite() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    CompletableFuture<Outcome> first =
+        service.accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+    first.get();
+
+    Outcome repeat = await(service.accept(command("e-1", "2014-11-18T15:40:26Z")));
+
+    assertThat(repeat).isEqualTo(new Duplicate("e-1"));
+    assertThat(publisher.published).hasSize(1);
+    assertThat(counted("duplicate")).isEqualTo(1);
+  }
+
+  @Test
+  void aRepeatWhileTheFirstIsInFlightIsWrittenAgain() {
+    AcceptDeviceEventService service = service(10);
+    service.accept(command("e-1", "2014-11-18T15:40:26Z"));
+    service.accept(command("e-1", "2014-11-18T15:40:26Z"));
+
+    assertThat(publisher.published).hasSize(2);
+  }
+
+  @Test
+  void aFailedWriteIsNotRemembered() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    CompletableFuture<Outcome> first =
+        service.accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.failAll(Reason.UNAVAILABLE);
+    assertThatThrownBy(first::get).hasCauseInstanceOf(PublishException.class);
+
+    CompletableFuture<Outcome> retry =
+        service.accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+
+    assertThat(retry.get()).isInstanceOf(Accepted.class);
+    assertThat(counted("unavailable")).isEqualTo(1);
+  }
+
+  @Test
+  void aZeroSizeCacheWritesEveryRepeat() throws Exception {
+    AcceptDeviceEventService service = service(0);
+    CompletableFuture<Outcome> first =
+        service.accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+    first.get();
+    service.accept(command("e-1", "2014-11-18T15:40:26Z"));
+
+    assertThat(publisher.published).hasSize(2);
+  }
+
+  @Test
+  void aTimestampWithoutOffsetIsRejectedAndNothingIsWritten() {
+    CompletionStage<Outcome> outcome = service(10).accept(command("e-1", "2014-11-18T15:40:26"));
+
+    assertThatThrownBy(() -> outcome.toCompletableFuture().get())
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            InvalidDeviceEventException.class,
+            e ->
+                assertThat(e.violations())
+                    .extracting(v -> v.pointer() + " " + v.keyword())
+                    .containsExactly("/occurredAt format"));
+    assertThat(publisher.published).isEmpty();
+    assertThat(counted("rejected")).isEqualTo(1);
+  }
+
+  @Test
+  void badIdentifiersAndTypeAreAllReported() {
+    AcceptDeviceEventCommand bad =
+        new AcceptDeviceEventCommand(
+            "bad device", "", "Paused", "2014-11-18T15:40:26Z", null, null);
+
+    assertThatThrownBy(() -> service(10).accept(bad).toCompletableFuture().get())
+        .cause()
+        .isInstanceOfSatisfying(
+            InvalidDeviceEventException.class,
+            e ->
+                assertThat(e.violations())
+                    .extracting(v -> v.pointer())
+                    .containsExactly("", "/eventId", "/type"));
+    assertThat(publisher.published).isEmpty();
+  }
+
+  private double counted(String outcome) {
+    return registry.find(BridgeMetrics.DEVICE_EVENTS).tag("outcome", outcome).counters().stream()
+        .mapToDouble(c -> c.count())
+        .sum();
+  }
+
+  private record Published(
+      String topic, String key, CloudEvent event, CompletableFuture<PublishedEvent> ack) {}
+
+  /** In-memory PublishEventPort: holds each write until the test acknowledges or fails it. */
+  private static final class FakePublisher implements PublishEventPort {
+    final List<Published> published = new ArrayList<>();
+    private final List<Published> pending = new ArrayList<>();
+
+    @Override
+    public CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event) {
+      Published write = new Published(topic, key, event, new CompletableFuture<>());
+      published.add(write);
+      pending.add(write);
+      return write.ack();
+    }
+
+    void ackAll() {
+      pending.forEach(
+          p -> p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p))));
+      pending.clear();
+    }
+
+    void failAll(Reason reason) {
+      pending.forEach(p -> p.ack().completeExceptionally(new PublishException(reason, "x", null)));
+      pending.clear();
+    }
+  }
+}

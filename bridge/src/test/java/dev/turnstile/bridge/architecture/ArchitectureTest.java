@@ -1,0 +1,54 @@
+package dev.turnstile.bridge.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The rings of the hexagon: only adapters and the composition root touch Vert.x or Kafka. */
+class ArchitectureTest {
+
+  private static final JavaClasses CLASSES =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.turnstile.bridge");
+
+  @Test
+  void onlyAdaptersAndTheRootUseVertxOrKafka() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("..adapter..")
+        .and()
+        .doNotHaveSimpleName("BridgeApplication")
+        .and()
+        .doNotHaveSimpleName("BridgeMain")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.vertx..", "org.apache.kafka..", "io.cloudevents.kafka..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void portsDependOnNoAdapterNorApplication() {
+    noClasses()
+        .that()
+        .resideInAPackage("..port..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..adapter..", "..application..", "..config..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void theApplicationCoreDependsOnNoAdapter() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("..application..", "..config..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..adapter..")
+        .check(CLASSES);
+  }
+}

@@ -1,0 +1,98 @@
+package dev.turnstile.bridge.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BridgeConfigLoaderTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void environmentWinsOverTheFile() throws Exception {
+    Path file = dir.resolve("bridge.properties");
+    Files.writeString(
+        file,
+        "kafka.bootstrap.servers=file:9092\nbridge.http.port=9000\n"
+            + "bridge.http.body-limit-bytes=1000\nkafka.producer.batch.size=1234\n");
+
+    BridgeConfig config =
+        BridgeConfigLoader.load(
+            file,
+            Map.of(
+                "TURNSTILE_BRIDGE_HTTP_PORT", "9001",
+                "TURNSTILE_BRIDGE_HTTP_BODY_LIMIT_BYTES", "2000",
+                "TURNSTILE_KAFKA_PRODUCER_LINGER_MS", "20",
+                "OTHER_VARIABLE", "ignored"));
+
+    assertThat(config.httpPort()).isEqualTo(9001);
+    assertThat(config.bodyLimitBytes()).isEqualTo(2000);
+    assertThat(config.bootstrapServers()).isEqualTo("file:9092");
+    assertThat(config.producerProperties())
+        .containsEntry("bootstrap.servers", "file:9092")
+        .containsEntry("batch.size", "1234")
+        .containsEntry("linger.ms", "20");
+  }
+
+  @Test
+  void defaultsApplyWhenOnlyTheBootstrapIsGiven() {
+    BridgeConfig config = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+
+    assertThat(config.httpHost()).isEqualTo("0.0.0.0");
+    assertThat(config.httpPort()).isEqualTo(8080);
+    assertThat(config.topicPrefix()).isEmpty();
+    assertThat(config.bodyLimitBytes()).isEqualTo(65_536);
+    assertThat(config.ackTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.maxInFlight()).isEqualTo(10_000);
+  }
+
+  @Test
+  void aBadValueNamesItsKey() {
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.port", "eighty")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bridge.http.port");
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.kafka.max-in-flight", "0")))
+        .hasMessageContaining("bridge.kafka.max-in-flight");
+    assertThatThrownBy(() -> BridgeConfigLoader.fromMap(Map.of()))
+        .hasMessageContaining("kafka.bootstrap.servers");
+  }
+
+  @Test
+  void secretsAreMaskedInToString() {
+    BridgeConfig config =
+        BridgeConfigLoader.fromMap(
+            Map.of(
+                "kafka.bootstrap.servers", "k:9092",
+                "kafka.sasl.jaas.config", "PlainLoginModule password=\"hunter2\"",
+                "kafka.producer.ssl.key.password", "s3cret"));
+
+    assertThat(config.toString())
+        .doesNotContain("hunter2")
+        .doesNotContain("s3cret")
+        .contains("sasl.jaas.config=****")
+        .contains("bootstrap.servers=k:9092");
+  }
+
+  @Test
+  void environmentNamesMapToKeys() {
+    assertThat(BridgeConfigLoader.keyOf("TURNSTILE_BRIDGE_HTTP_PORT"))
+        .isEqualTo("bridge.http.port");
+    assertThat(BridgeConfigLoader.keyOf("TURNSTILE_BRIDGE_DUPLICATE_CACHE_TTL_MS"))
+        .isEqualTo("bridge.duplicate-cache.ttl-ms");
+    assertThat(BridgeConfigLoader.keyOf("TURNSTILE_KAFKA_PRODUCER_SASL_JAAS_CONFIG"))
+        .isEqualTo("kafka.producer.sasl.jaas.config");
+    assertThat(BridgeConfigLoader.keyOf("HOME")).isNull();
+  }
+}

@@ -1,0 +1,208 @@
+package dev.turnstile.topology.domain.merge;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The default {@link PostMergeStep}: a merged document is published only once every required field
+ * is present, as a flat object of those fields plus derived ones.
+ *
+ * <p>Output shape: {@code mergeKey} and {@code mergeResultId} of the result, then each {@link
+ * RequiredField} under its name with its value copied unchanged, then each {@link DerivedField}
+ * that can be computed, as a JSON number.
+ *
+ * <p>Rules: a required field is missing when its JSON pointer (RFC 6901) resolves to nothing or to
+ * {@code null}; one missing field means the document is incomplete and nothing is emitted. Derived
+ * values use {@link BigDecimal} from the fields' decimal text (never binary floating point), are
+ * rounded to {@link Config#scale()} decimals with {@link Config#rounding()} (defaults 4 and {@code
+ * HALF_EVEN}), and are absent, never infinite or NaN, when an operand is not a number or a
+ * zero-guarded operand is zero.
+ */
+public final class CompletenessRule implements PostMergeStep {
+
+  /** Milliseconds per hour: converts {@code durationMillis} to hours in {@code averagePowerKw}. */
+  private static final BigDecimal MILLIS_PER_HOUR = BigDecimal.valueOf(3_600_000L);
+
+  private final Config config;
+
+  public CompletenessRule(Config config) {
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  /** The rule with {@link Config#settledChargingSession()}. */
+  public static CompletenessRule settledChargingSession() {
+    return new CompletenessRule(Config.settledChargingSession());
+  }
+
+  @Override
+  public Optional<JsonNode> apply(MergeResult result) {
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    for (RequiredField field : config.required()) {
+      JsonNode value = result.document().at(field.pointer());
+      if (value.isMissingNode() || value.isNull()) {
+        return Optional.empty();
+      }
+      fields.put(field.name(), value);
+    }
+    ObjectNode output = JsonNodeFactory.instance.objectNode();
+    output.put("mergeKey", result.mergeKey());
+    output.put("mergeResultId", result.mergeResultId());
+    fields.forEach((name, value) -> output.set(name, value.deepCopy()));
+    for (DerivedField derived : config.derived()) {
+      derive(derived, fields).ifPresent(value -> output.put(derived.name(), value));
+    }
+    return Optional.of(output);
+  }
+
+  private Optional<BigDecimal> derive(DerivedField field, Map<String, JsonNode> fields) {
+    Optional<BigDecimal> numerator = decimal(fields.get(field.numerator()));
+    Optional<BigDecimal> denominator = decimal(fields.get(field.denominator()));
+    if (numerator.isEmpty() || denominator.isEmpty() || denominator.get().signum() == 0) {
+      return Optional.empty();
+    }
+    for (String guard : field.nonZero()) {
+      if (decimal(fields.get(guard)).map(BigDecimal::signum).orElse(0) == 0) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(
+        numerator
+            .get()
+            .multiply(field.multiplier())
+            .divide(denominator.get(), config.scale(), config.rounding()));
+  }
+
+  /** A JSON number, or a string holding one; Jackson keeps the decimal text of doubles exact. */
+  private static Optional<BigDecimal> decimal(JsonNode node) {
+    if (node == null) {
+      return Optional.empty();
+    }
+    if (node.isNumber()) {
+      return Optional.of(node.decimalValue());
+    }
+    if (node.isTextual()) {
+      try {
+        return Optional.of(new BigDecimal(node.textValue().trim()));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A field the output requires.
+   *
+   * @param name the member name in the output
+   * @param pointer where to read it in the merged document (RFC 6901)
+   */
+  public record RequiredField(String name, JsonPointer pointer) {
+
+    public RequiredField {
+      MergeVersion.requireText(name, "name");
+      Objects.requireNonNull(pointer, "pointer");
+    }
+
+    /** Parses {@code pointer}, e.g. {@code /billing/kwhTotal}. */
+    public static RequiredField of(String name, String pointer) {
+      return new RequiredField(name, JsonPointer.compile(pointer));
+    }
+  }
+
+  /**
+   * A computed field: {@code numerator × multiplier ÷ denominator}, from required fields (by output
+   * name). Absent when an operand is not numeric, the denominator is zero, or any field in {@code
+   * nonZero} is zero.
+   */
+  public record DerivedField(
+      String name,
+      String numerator,
+      String denominator,
+      BigDecimal multiplier,
+      List<String> nonZero) {
+
+    public DerivedField {
+      MergeVersion.requireText(name, "name");
+      MergeVersion.requireText(numerator, "numerator");
+      MergeVersion.requireText(denominator, "denominator");
+      Objects.requireNonNull(multiplier, "multiplier");
+      nonZero = List.copyOf(nonZero);
+    }
+  }
+
+  /**
+   * The rule's configuration.
+   *
+   * @param required fields that must all be present, in output order
+   * @param derived fields computed from required ones; each operand must name a required field
+   * @param scale decimals of derived values, default 4
+   * @param rounding rounding of derived values, default {@link RoundingMode#HALF_EVEN} (banker's
+   *     rounding: no upward drift when many rounded values are summed)
+   * @throws IllegalArgumentException when a derived field names a field that is not required
+   */
+  public record Config(
+      List<RequiredField> required, List<DerivedField> derived, int scale, RoundingMode rounding) {
+
+    public Config {
+      required = List.copyOf(required);
+      derived = List.copyOf(derived);
+      Objects.requireNonNull(rounding, "rounding");
+      List<String> names = required.stream().map(RequiredField::name).toList();
+      for (DerivedField field : derived) {
+        for (String operand : operands(field)) {
+          if (!names.contains(operand)) {
+            throw new IllegalArgumentException(
+                "derived field %s uses %s, which is not a required field"
+                    .formatted(field.name(), operand));
+          }
+        }
+      }
+    }
+
+    /**
+     * A settled EV charging session, from a closed device session ({@code station, startedAt,
+     * endedAt, durationMillis}) merged with its billing record ({@code userId, kwhTotal, dollars}).
+     * Derived: {@code averagePowerKw} = kWh ÷ hours (absent when kWh or duration is 0: a session
+     * that delivered nothing has no average power) and {@code pricePerKwh} = dollars ÷ kWh (absent
+     * when kWh is 0); both 4 decimals, {@code HALF_EVEN}.
+     */
+    public static Config settledChargingSession() {
+      return new Config(
+          List.of(
+              RequiredField.of("station", "/station"),
+              RequiredField.of("startedAt", "/startedAt"),
+              RequiredField.of("endedAt", "/endedAt"),
+              RequiredField.of("durationMillis", "/durationMillis"),
+              RequiredField.of("kwhTotal", "/kwhTotal"),
+              RequiredField.of("dollars", "/dollars"),
+              RequiredField.of("userId", "/userId")),
+          List.of(
+              new DerivedField(
+                  "averagePowerKw",
+                  "kwhTotal",
+                  "durationMillis",
+                  MILLIS_PER_HOUR,
+                  List.of("kwhTotal")),
+              new DerivedField("pricePerKwh", "dollars", "kwhTotal", BigDecimal.ONE, List.of())),
+          4,
+          RoundingMode.HALF_EVEN);
+    }
+
+    private static List<String> operands(DerivedField field) {
+      List<String> operands = new ArrayList<>(field.nonZero());
+      operands.add(field.numerator());
+      operands.add(field.denominator());
+      return operands;
+    }
+  }
+}
