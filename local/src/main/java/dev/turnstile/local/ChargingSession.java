@@ -8,8 +8,7 @@ import java.time.LocalDateTime;
  *
  * @param sessionId unique 7-digit id; becomes the {@code sessionRef} and the merge key
  * @param stationId the charging station; becomes the {@code deviceId}
- * @param created session start, local time without zone, year already fixed ({@code 0014} =
- *     2014)
+ * @param created session start, local time without zone, year already fixed ({@code 0014} = 2014)
  * @param ended session end, same
  * @param kwhTotal energy delivered, kWh
  * @param dollars amount charged, USD

@@ -84,10 +84,14 @@ final class Demo {
               bootstrap, TopicCatalogue.REJECTED_EVENTS.name(prefix), read -> true, OUTPUT_TIMEOUT);
       List<ConsumerRecord<String, byte[]>> raw =
           TopicReader.readUntil(
-              bootstrap, TopicCatalogue.DEVICE_EVENTS_RAW.name(prefix), read -> true, OUTPUT_TIMEOUT);
+              bootstrap,
+              TopicCatalogue.DEVICE_EVENTS_RAW.name(prefix),
+              read -> true,
+              OUTPUT_TIMEOUT);
 
       Reconciliation table = reconcile(rows, expected, replay, sessions, rejected, raw, stack);
-      table.check("invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
+      table.check(
+          "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
       out.println();
       out.print(table.table());
       out.printf("Wall time %.1f s%n", seconds(started));
@@ -110,7 +114,8 @@ final class Demo {
       List<ConsumerRecord<String, byte[]>> rejected,
       List<ConsumerRecord<String, byte[]>> raw,
       LocalStack stack) {
-    Map<DeviceSessionEventType, Set<String>> idsByType = new EnumMap<>(DeviceSessionEventType.class);
+    Map<DeviceSessionEventType, Set<String>> idsByType =
+        new EnumMap<>(DeviceSessionEventType.class);
     Map<DeviceSessionEventType, Long> countByType = new EnumMap<>(DeviceSessionEventType.class);
     long durationSum = 0;
     long durationMismatches = 0;
@@ -121,14 +126,15 @@ final class Demo {
       if (event.type() == DeviceSessionEventType.Closed) {
         durationSum += event.durationMillis();
         Long want = expected.durationByRef().get(event.sessionRef());
-        if (want == null || want != event.durationMillis()) {
+        if (want == null || !want.equals(event.durationMillis())) {
           durationMismatches++;
         }
       }
     }
     Set<String> distinctRaw = new HashSet<>();
     for (ConsumerRecord<String, byte[]> record : raw) {
-      distinctRaw.add(header(record, CloudEventHeaders.SOURCE) + " " + header(record, CloudEventHeaders.ID));
+      distinctRaw.add(
+          header(record, CloudEventHeaders.SOURCE) + " " + header(record, CloudEventHeaders.ID));
     }
     long extraCopies = raw.size() - distinctRaw.size();
     long dropped = stack.topology().duplicatesDropped();
@@ -136,13 +142,19 @@ final class Demo {
     Reconciliation table = new Reconciliation();
     table.info("CSV rows (charging sessions)", "csvRows", rows.size());
     table.info("HTTP requests sent", "eventsSent", replay.requests());
-    table.info("resends injected (same eventId)", "duplicatesInjected", replay.duplicatesInjected());
+    table.info(
+        "resends injected (same eventId)", "duplicatesInjected", replay.duplicatesInjected());
     table.info("sessions sent Finished-first", "sessionsReordered", replay.sessionsReordered());
     table.check("requests failed", "requestsFailed", 0, replay.failed());
     table.info("answered 503 (and retried)", "answeredUnavailable", replay.unavailable());
-    table.info("answered 200 duplicate by the bridge", "bridgeDuplicates", replay.answeredDuplicate());
+    table.info(
+        "answered 200 duplicate by the bridge", "bridgeDuplicates", replay.answeredDuplicate());
     table.info("records in device-events.raw.v1", "rawRecords", raw.size());
-    table.check("distinct events in the raw topic", "distinctRawEvents", 2L * rows.size(), distinctRaw.size());
+    table.check(
+        "distinct events in the raw topic",
+        "distinctRawEvents",
+        2L * rows.size(),
+        distinctRaw.size());
     table.check("duplicates dropped by the topology", "duplicatesDropped", extraCopies, dropped);
     if (replay.unavailable() == 0) {
       table.check(
@@ -151,17 +163,41 @@ final class Demo {
           replay.duplicatesInjected(),
           replay.answeredDuplicate() + dropped);
     }
-    table.check("sessions opened", "sessionsOpened", expected.opened(), count(countByType, DeviceSessionEventType.Opened));
-    table.check("sessions closed", "sessionsClosed", expected.closed(), count(countByType, DeviceSessionEventType.Closed));
+    table.check(
+        "sessions opened",
+        "sessionsOpened",
+        expected.opened(),
+        count(countByType, DeviceSessionEventType.Opened));
+    table.check(
+        "sessions closed",
+        "sessionsClosed",
+        expected.closed(),
+        count(countByType, DeviceSessionEventType.Closed));
     table.check(
         "distinct sessions closed",
         "distinctSessionsClosed",
         expected.closed(),
         idsByType.getOrDefault(DeviceSessionEventType.Closed, Set.of()).size());
-    table.check("closed sessions whose duration differs from the CSV", "durationMismatches", 0, durationMismatches);
-    table.check("sum of session durations (ms)", "durationMillisTotal", expected.durationMillisTotal(), durationSum);
-    table.check("sessions superseded", "sessionsSuperseded", 0, count(countByType, DeviceSessionEventType.Superseded));
-    table.check("sessions expired", "sessionsExpired", 0, count(countByType, DeviceSessionEventType.Expired));
+    table.check(
+        "closed sessions whose duration differs from the CSV",
+        "durationMismatches",
+        0,
+        durationMismatches);
+    table.check(
+        "sum of session durations (ms)",
+        "durationMillisTotal",
+        expected.durationMillisTotal(),
+        durationSum);
+    table.check(
+        "sessions superseded",
+        "sessionsSuperseded",
+        0,
+        count(countByType, DeviceSessionEventType.Superseded));
+    table.check(
+        "sessions expired",
+        "sessionsExpired",
+        0,
+        count(countByType, DeviceSessionEventType.Expired));
     table.check("rejected events", "rejected", expected.rejected(), rejected.size());
     return table;
   }
@@ -195,7 +231,8 @@ final class Demo {
       throws InterruptedException, ExecutionException {
     String topic = TopicCatalogue.DEVICE_EVENTS_RAW.name(stack.topologyConfig().topicPrefix());
     try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
       long deadline = System.nanoTime() + OUTPUT_TIMEOUT.toNanos();
       while (System.nanoTime() < deadline) {
         Map<TopicPartition, OffsetAndMetadata> committed =
@@ -246,7 +283,12 @@ final class Demo {
   }
 
   /** What the outputs must show, computed from the CSV alone. */
-  record Expected(long opened, long closed, long rejected, long durationMillisTotal, Map<String, Long> durationByRef) {
+  record Expected(
+      long opened,
+      long closed,
+      long rejected,
+      long durationMillisTotal,
+      Map<String, Long> durationByRef) {
 
     static Expected from(List<ChargingSession> rows) {
       long closed = 0;

@@ -56,8 +56,7 @@ final class LocalStack implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     EmbeddedKafka kafka = EmbeddedKafka.start(home.resolve("kafka"));
-    kafka.createTopics(
-        TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
+    kafka.createTopics(TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
 
     Map<String, String> topologyValues = new HashMap<>();
     topologyValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());

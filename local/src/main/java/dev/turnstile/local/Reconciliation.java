@@ -50,7 +50,8 @@ final class Reconciliation {
               row.expected() == null ? "" : row.ok() ? "ok" : "MISMATCH"));
     }
     out.append("-".repeat(width + 34)).append('\n');
-    out.append(reconciled() ? "RECONCILED: every checked figure matches the CSV.\n" : "NOT RECONCILED.\n");
+    out.append(
+        reconciled() ? "RECONCILED: every checked figure matches the CSV.\n" : "NOT RECONCILED.\n");
     return out.toString();
   }
 

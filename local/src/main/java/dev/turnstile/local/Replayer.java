@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>What is injected on top of the file (the file itself has no duplicates):
  *
  * <ul>
- *   <li>reordering: for {@code reorderFraction} of the sessions the {@code Finished} is sent
- *       before the {@code Started}; besides, requests run {@code concurrency} at a time, so events
- *       of one session race each other;
+ *   <li>reordering: for {@code reorderFraction} of the sessions the {@code Finished} is sent before
+ *       the {@code Started}; besides, requests run {@code concurrency} at a time, so events of one
+ *       session race each other;
  *   <li>retries: {@code duplicateFraction} of the events are sent twice. Half are resent at once,
  *       racing the first copy (a device whose request timed out): both copies can reach Kafka, and
  *       the topology's dedup drops one. The other half are resent after the first answer (a device
@@ -82,7 +82,8 @@ final class Replayer {
       boolean resendAtOnce = roll < plan.duplicateFraction() / 2;
       boolean resendAfterAnswer = !resendAtOnce && roll < plan.duplicateFraction();
       slots.acquire();
-      CompletableFuture<Void> first = send(request, counters, 1).whenComplete((r, e) -> slots.release());
+      CompletableFuture<Void> first =
+          send(request, counters, 1).whenComplete((r, e) -> slots.release());
       if (resendAtOnce) {
         injected++;
         slots.acquire();

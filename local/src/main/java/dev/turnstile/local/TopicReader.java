@@ -29,13 +29,20 @@ final class TopicReader {
       Duration timeout) {
     Map<String, Object> config =
         Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-            ConsumerConfig.GROUP_ID_CONFIG, "turnstile-demo-reader-" + UUID.randomUUID(),
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "turnstile-demo-reader-" + UUID.randomUUID(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            StringDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ByteArrayDeserializer.class);
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
       List<TopicPartition> partitions =

@@ -41,7 +41,9 @@ public final class TurnstileCli implements Runnable {
     @Option(names = "--json", description = "also write the figures to this JSON file")
     Path json;
 
-    @Option(names = "--seed", description = "seed of the injected faults (default: ${DEFAULT-VALUE})")
+    @Option(
+        names = "--seed",
+        description = "seed of the injected faults (default: ${DEFAULT-VALUE})")
     long seed = 20141118L;
 
     @Option(
@@ -91,8 +93,7 @@ public final class TurnstileCli implements Runnable {
               + "  Kafka bootstrap:  %s%n"
               + "  Topics:           device-events.raw.v1, device-sessions.v1, rejected-events.v1%n"
               + "Press Ctrl-C to stop.%n",
-          stack.httpPort(),
-          stack.bootstrapServers());
+          stack.httpPort(), stack.bootstrapServers());
       stopped.await();
       return 0;
     }

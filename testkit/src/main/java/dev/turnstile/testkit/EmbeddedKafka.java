@@ -1,5 +1,7 @@
 package dev.turnstile.testkit;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashMap;
@@ -47,7 +49,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build());
       singleNodeConfig().forEach(builder::setConfigProp);
       KafkaClusterTestKit cluster = builder.build();
-      cluster.format();
+      formatQuietly(cluster);
       cluster.startup();
       cluster.waitForReadyBrokers();
       return new EmbeddedKafka(cluster);
@@ -56,6 +58,19 @@ public final class EmbeddedKafka implements AutoCloseable {
       throw new IllegalStateException("interrupted while starting the embedded Kafka node", e);
     } catch (Exception e) {
       throw new IllegalStateException("the embedded Kafka node did not start: " + e, e);
+    }
+  }
+
+  /** {@code format()} prints its bootstrap metadata to stdout, which is the demo's report. */
+  private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
+    PrintStream stdout = System.out;
+    synchronized (System.class) {
+      System.setOut(new PrintStream(OutputStream.nullOutputStream()));
+      try {
+        cluster.format();
+      } finally {
+        System.setOut(stdout);
+      }
     }
   }
 
@@ -68,7 +83,6 @@ public final class EmbeddedKafka implements AutoCloseable {
     config.put("transaction.state.log.num.partitions", "3");
     config.put("group.initial.rebalance.delay.ms", "0");
     config.put("auto.create.topics.enable", "false");
-    config.put("num.partitions", "1");
     return config;
   }
 
