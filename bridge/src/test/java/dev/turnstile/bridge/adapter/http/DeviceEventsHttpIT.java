@@ -112,6 +112,9 @@ class DeviceEventsHttpIT {
     assertThat(value.path("occurredAt").asText()).isEqualTo("2014-11-18T15:40:26+01:00");
     assertThat(value.has("receivedAt")).isTrue();
     assertThat(record.offset()).isEqualTo(body.path("offset").asLong());
+    // Ingestion time, not the device's 2014 clock: dedup retention and reorder grace use it.
+    assertThat(record.timestamp())
+        .isBetween(System.currentTimeMillis() - 60_000, System.currentTimeMillis());
   }
 
   @Test

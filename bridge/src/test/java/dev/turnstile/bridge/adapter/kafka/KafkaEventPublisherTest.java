@@ -1,0 +1,107 @@
+package dev.turnstile.bridge.adapter.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
+import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.bridge.port.out.PublishException.Reason;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.Test;
+
+class KafkaEventPublisherTest {
+
+  @Test
+  void passThroughKeysReachTheProducerButTheGuaranteeAndBoundsAreOurs() {
+    Map<String, Object> config =
+        KafkaEventPublisher.producerConfig(
+            Map.of(
+                "bootstrap.servers", "k:9092",
+                "batch.size", "1234",
+                "linger.ms", "20",
+                "acks", "1",
+                "delivery.timeout.ms", "999999"),
+            Duration.ofSeconds(10));
+
+    assertThat(config)
+        .containsEntry("bootstrap.servers", "k:9092")
+        .containsEntry("batch.size", "1234")
+        .containsEntry("linger.ms", "20")
+        .containsEntry("compression.type", "lz4")
+        .containsEntry("acks", "all")
+        .containsEntry("enable.idempotence", true)
+        .containsEntry("delivery.timeout.ms", 10_000)
+        .containsEntry("request.timeout.ms", 10_000 - 20 - 1)
+        .containsEntry("max.block.ms", 10_000L);
+  }
+
+  @Test
+  void retriableErrorsAreUnavailableAndTheRestRejected() {
+    assertThat(KafkaEventPublisher.toPublishException(new RecordTooLargeException("big")).reason())
+        .isEqualTo(Reason.REJECTED);
+    assertThat(KafkaEventPublisher.toPublishException(new TimeoutException("slow")).reason())
+        .isEqualTo(Reason.UNAVAILABLE);
+    assertThat(
+            KafkaEventPublisher.toPublishException(new NotEnoughReplicasException("isr")).reason())
+        .isEqualTo(Reason.UNAVAILABLE);
+  }
+
+  @Test
+  void aFullInFlightBoundFailsAtOnceAndNoAckFailsWithinTheTimeout() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    KafkaEventPublisher publisher =
+        new KafkaEventPublisher(
+            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
+            Duration.ofMillis(500),
+            1,
+            Clock.systemUTC());
+    try {
+      CompletableFuture<PublishedEvent> first =
+          publisher.publish("t.v1", "k", event()).toCompletableFuture();
+      CompletableFuture<PublishedEvent> second =
+          publisher.publish("t.v1", "k", event()).toCompletableFuture();
+
+      assertThat(second).isCompletedExceptionally();
+      assertThatThrownBy(second::join).hasCauseInstanceOf(PublishException.class);
+      assertThat(reasonOf(second)).isEqualTo(Reason.SATURATED);
+      assertThatThrownBy(() -> first.get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(PublishException.class);
+      assertThat(reasonOf(first)).isEqualTo(Reason.UNAVAILABLE);
+    } finally {
+      publisher.close(Duration.ofSeconds(1));
+    }
+  }
+
+  private static Reason reasonOf(CompletableFuture<?> failed) {
+    try {
+      failed.join();
+      throw new AssertionError("expected a failure");
+    } catch (java.util.concurrent.CompletionException e) {
+      return ((PublishException) e.getCause()).reason();
+    }
+  }
+
+  private static CloudEvent event() {
+    return CloudEventBuilder.v1()
+        .withId("e-1")
+        .withSource(URI.create("/devices/d"))
+        .withType("dev.turnstile.device.started.v1")
+        .withData("application/json", "{}".getBytes(StandardCharsets.UTF_8))
+        .build();
+  }
+}
