@@ -52,46 +52,11 @@ final class Demo {
     out.printf("Read %,d charging sessions from %s%n", rows.size(), data);
     long started = System.nanoTime();
     try (LocalStack stack = LocalStack.start(0, Map.of())) {
-      URI base = URI.create("http://127.0.0.1:" + stack.httpPort());
       out.printf(
-          "Local stack up in %.1f s: Kafka %s, bridge %s%n",
-          seconds(started), stack.bootstrapServers(), base);
+          "Local stack up in %.1f s: Kafka %s, bridge http://127.0.0.1:%d%n",
+          seconds(started), stack.bootstrapServers(), stack.httpPort());
 
-      long badRequestsRefused = sendBadRequests(base);
-      long replayStart = System.nanoTime();
-      Replayer.Report replay = new Replayer(base).replay(rows, plan);
-      out.printf(
-          "Replayed %,d requests (%,d events, %,d resent, %,d sessions reordered) in %.1f s%n",
-          replay.requests(),
-          replay.uniqueEvents(),
-          replay.duplicatesInjected(),
-          replay.sessionsReordered(),
-          seconds(replayStart));
-      replay.failures().forEach(f -> out.println("  failed: " + f));
-
-      Expected expected = Expected.from(rows);
-      String bootstrap = stack.bootstrapServers();
-      String prefix = stack.topologyConfig().topicPrefix();
-      List<ConsumerRecord<String, byte[]>> sessions =
-          TopicReader.readUntil(
-              bootstrap,
-              TopicCatalogue.DEVICE_SESSIONS.name(prefix),
-              read -> read.size() >= expected.opened() + expected.closed(),
-              OUTPUT_TIMEOUT);
-      awaitTopologyCaughtUp(stack);
-      List<ConsumerRecord<String, byte[]>> rejected =
-          TopicReader.readUntil(
-              bootstrap, TopicCatalogue.REJECTED_EVENTS.name(prefix), read -> true, OUTPUT_TIMEOUT);
-      List<ConsumerRecord<String, byte[]>> raw =
-          TopicReader.readUntil(
-              bootstrap,
-              TopicCatalogue.DEVICE_EVENTS_RAW.name(prefix),
-              read -> true,
-              OUTPUT_TIMEOUT);
-
-      Reconciliation table = reconcile(rows, expected, replay, sessions, rejected, raw, stack);
-      table.check(
-          "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
+      Reconciliation table = replayAndReconcile(stack, rows, plan);
       out.println();
       out.print(table.table());
       out.printf("Wall time %.1f s%n", seconds(started));
@@ -104,6 +69,48 @@ final class Demo {
       }
       return table.reconciled();
     }
+  }
+
+  /**
+   * Sends {@code rows} through the stack's bridge as {@code plan} says, plus three invalid
+   * requests, reads every output {@code read_committed} and checks it against the CSV.
+   */
+  Reconciliation replayAndReconcile(
+      LocalStack stack, List<ChargingSession> rows, Replayer.Plan plan) throws Exception {
+    URI base = URI.create("http://127.0.0.1:" + stack.httpPort());
+    long badRequestsRefused = sendBadRequests(base);
+    long replayStart = System.nanoTime();
+    Replayer.Report replay = new Replayer(base).replay(rows, plan);
+    out.printf(
+        "Replayed %,d requests (%,d events, %,d resent, %,d sessions reordered) in %.1f s%n",
+        replay.requests(),
+        replay.uniqueEvents(),
+        replay.duplicatesInjected(),
+        replay.sessionsReordered(),
+        seconds(replayStart));
+    replay.failures().forEach(f -> out.println("  failed: " + f));
+
+    Expected expected = Expected.from(rows);
+    String bootstrap = stack.bootstrapServers();
+    String prefix = stack.topologyConfig().topicPrefix();
+    List<ConsumerRecord<String, byte[]>> sessions =
+        TopicReader.readUntil(
+            bootstrap,
+            TopicCatalogue.DEVICE_SESSIONS.name(prefix),
+            read -> read.size() >= expected.opened() + expected.closed(),
+            OUTPUT_TIMEOUT);
+    awaitTopologyCaughtUp(stack);
+    List<ConsumerRecord<String, byte[]>> rejected =
+        TopicReader.readUntil(
+            bootstrap, TopicCatalogue.REJECTED_EVENTS.name(prefix), read -> true, OUTPUT_TIMEOUT);
+    List<ConsumerRecord<String, byte[]>> raw =
+        TopicReader.readUntil(
+            bootstrap, TopicCatalogue.DEVICE_EVENTS_RAW.name(prefix), read -> true, OUTPUT_TIMEOUT);
+
+    Reconciliation table = reconcile(rows, expected, replay, sessions, rejected, raw, stack);
+    table.check(
+        "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
+    return table;
   }
 
   private Reconciliation reconcile(

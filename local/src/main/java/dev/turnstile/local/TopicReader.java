@@ -66,4 +66,42 @@ final class TopicReader {
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
     return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
   }
+
+  /** Prints every committed record of {@code topic} until it has been idle for {@code idle}. */
+  static void print(String bootstrap, String topic, Duration idle, java.io.PrintStream out) {
+    long[] lastSeen = {System.nanoTime()};
+    int[] seen = {0};
+    readUntil(
+        bootstrap,
+        topic,
+        read -> {
+          for (int i = seen[0]; i < read.size(); i++) {
+            ConsumerRecord<String, byte[]> r = read.get(i);
+            StringBuilder headers = new StringBuilder();
+            r.headers()
+                .forEach(
+                    h ->
+                        headers
+                            .append(headers.length() == 0 ? "" : " ")
+                            .append(h.key())
+                            .append('=')
+                            .append(
+                                new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
+            out.printf(
+                "%s-%d@%d key=%s %s%n  %s%n",
+                r.topic(),
+                r.partition(),
+                r.offset(),
+                r.key(),
+                headers,
+                r.value() == null
+                    ? "null"
+                    : new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
+            lastSeen[0] = System.nanoTime();
+          }
+          seen[0] = read.size();
+          return System.nanoTime() - lastSeen[0] > idle.toNanos();
+        },
+        Duration.ofDays(365));
+  }
 }

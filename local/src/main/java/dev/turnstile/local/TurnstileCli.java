@@ -12,7 +12,11 @@ import picocli.CommandLine.Option;
 @Command(
     name = "turnstile",
     mixinStandardHelpOptions = true,
-    subcommands = {TurnstileCli.DemoCommand.class, TurnstileCli.UpCommand.class},
+    subcommands = {
+      TurnstileCli.DemoCommand.class,
+      TurnstileCli.UpCommand.class,
+      TurnstileCli.ReadCommand.class
+    },
     description = "Turnstile on one machine: an in-process Kafka, the topology and the bridge.")
 public final class TurnstileCli implements Runnable {
 
@@ -95,6 +99,31 @@ public final class TurnstileCli implements Runnable {
               + "Press Ctrl-C to stop.%n",
           stack.httpPort(), stack.bootstrapServers());
       stopped.await();
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "read",
+      mixinStandardHelpOptions = true,
+      description =
+          "Prints a topic's committed records (read_committed) from the beginning: key, ce_*"
+              + " headers and value, one per line. Stops after --idle-ms without new records.")
+  static final class ReadCommand implements Callable<Integer> {
+    @CommandLine.Parameters(index = "0", description = "topic, e.g. device-sessions.v1")
+    String topic;
+
+    @Option(names = "--bootstrap", required = true, description = "Kafka bootstrap, host:port")
+    String bootstrap;
+
+    @Option(
+        names = "--idle-ms",
+        description = "stop after this long without records (default: ${DEFAULT-VALUE})")
+    long idleMs = 3000;
+
+    @Override
+    public Integer call() {
+      TopicReader.print(bootstrap, topic, java.time.Duration.ofMillis(idleMs), System.out);
       return 0;
     }
   }

@@ -21,10 +21,12 @@ public final class ConfigValues {
 
   static final String ENV_PREFIX = "TURNSTILE_";
 
-  private final Map<String, String> values;
+  private final Map<String, String> file;
+  private final Map<String, String> environment;
 
-  private ConfigValues(Map<String, String> values) {
-    this.values = values;
+  private ConfigValues(Map<String, String> file, Map<String, String> environment) {
+    this.file = file;
+    this.environment = environment;
   }
 
   /** Values from {@code file} (may be null), overridden by {@code environment}. */
@@ -39,26 +41,33 @@ public final class ConfigValues {
       }
       properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
     }
+    Map<String, String> env = new TreeMap<>();
     environment.forEach(
         (name, value) -> {
           if (name.startsWith(ENV_PREFIX)) {
-            values.put(keyOf(name.substring(ENV_PREFIX.length())), value);
+            env.put(name, value);
           }
         });
-    return new ConfigValues(values);
+    return new ConfigValues(values, env);
   }
 
   /** Values given directly, as tests and the local stack do. */
   public static ConfigValues of(Map<String, String> values) {
-    return new ConfigValues(new TreeMap<>(values));
+    return new ConfigValues(new TreeMap<>(values), Map.of());
   }
 
-  static String keyOf(String envName) {
-    return envName.toLowerCase(Locale.ROOT).replace("__", "-").replace('_', '.');
+  /** The environment variable that sets {@code key}. */
+  static String environmentName(String key) {
+    return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+  }
+
+  private String get(String key) {
+    String fromEnvironment = environment.get(environmentName(key));
+    return fromEnvironment != null ? fromEnvironment : file.get(key);
   }
 
   public String required(String key) {
-    String value = values.get(key);
+    String value = get(key);
     if (value == null || value.isBlank()) {
       throw new ConfigException(key, "is required");
     }
@@ -66,12 +75,12 @@ public final class ConfigValues {
   }
 
   public String string(String key, String defaultValue) {
-    String value = values.get(key);
+    String value = get(key);
     return value == null ? defaultValue : value.trim();
   }
 
   public int integer(String key, int defaultValue, int min) {
-    String value = values.get(key);
+    String value = get(key);
     if (value == null) {
       return defaultValue;
     }
@@ -88,7 +97,7 @@ public final class ConfigValues {
 
   /** A duration given in milliseconds. */
   public Duration millis(String key, Duration defaultValue, long minMillis) {
-    String value = values.get(key);
+    String value = get(key);
     if (value == null) {
       return defaultValue;
     }
@@ -106,10 +115,18 @@ public final class ConfigValues {
   /** Every key under {@code prefix}, with the prefix removed: pass-through client configs. */
   public Map<String, String> withPrefix(String prefix) {
     Map<String, String> out = new TreeMap<>();
-    values.forEach(
+    file.forEach(
         (k, v) -> {
           if (k.startsWith(prefix)) {
             out.put(k.substring(prefix.length()), v);
+          }
+        });
+    String envPrefix = environmentName(prefix);
+    environment.forEach(
+        (name, v) -> {
+          if (name.startsWith(envPrefix)) {
+            out.put(
+                name.substring(envPrefix.length()).toLowerCase(Locale.ROOT).replace('_', '.'), v);
           }
         });
     return out;
