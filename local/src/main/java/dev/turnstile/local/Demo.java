@@ -79,8 +79,18 @@ final class Demo {
       LocalStack stack, List<ChargingSession> rows, Replayer.Plan plan) throws Exception {
     URI base = URI.create("http://127.0.0.1:" + stack.httpPort());
     long badRequestsRefused = sendBadRequests(base);
+    Reconciliation table = reconcile(stack, rows, replay(stack, rows, plan));
+    table.check(
+        "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
+    return table;
+  }
+
+  /** Sends {@code rows} through the stack's bridge as {@code plan} says. */
+  Replayer.Report replay(LocalStack stack, List<ChargingSession> rows, Replayer.Plan plan)
+      throws InterruptedException {
     long replayStart = System.nanoTime();
-    Replayer.Report replay = new Replayer(base).replay(rows, plan);
+    Replayer.Report replay =
+        new Replayer(URI.create("http://127.0.0.1:" + stack.httpPort())).replay(rows, plan);
     out.printf(
         "Replayed %,d requests (%,d events, %,d resent, %,d sessions reordered) in %.1f s%n",
         replay.requests(),
@@ -89,7 +99,12 @@ final class Demo {
         replay.sessionsReordered(),
         seconds(replayStart));
     replay.failures().forEach(f -> out.println("  failed: " + f));
+    return replay;
+  }
 
+  /** Reads every output {@code read_committed} and checks it against what {@code rows} imply. */
+  Reconciliation reconcile(LocalStack stack, List<ChargingSession> rows, Replayer.Report replay)
+      throws Exception {
     Expected expected = Expected.from(rows);
     String bootstrap = stack.bootstrapServers();
     String prefix = stack.topologyConfig().topicPrefix();
@@ -106,11 +121,7 @@ final class Demo {
     List<ConsumerRecord<String, byte[]>> raw =
         TopicReader.readUntil(
             bootstrap, TopicCatalogue.DEVICE_EVENTS_RAW.name(prefix), read -> true, OUTPUT_TIMEOUT);
-
-    Reconciliation table = reconcile(rows, expected, replay, sessions, rejected, raw, stack);
-    table.check(
-        "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
-    return table;
+    return reconcile(rows, expected, replay, sessions, rejected, raw, stack);
   }
 
   private Reconciliation reconcile(

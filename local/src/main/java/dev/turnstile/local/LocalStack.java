@@ -91,6 +91,14 @@ final class LocalStack implements AutoCloseable {
     return kafka.bootstrapServers();
   }
 
+  EmbeddedKafka kafka() {
+    return kafka;
+  }
+
+  BridgeApplication bridge() {
+    return bridge;
+  }
+
   int httpPort() {
     return bridge.httpPort();
   }
