@@ -2,6 +2,9 @@ package dev.turnstile.topology;
 
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.config.TopologyConfig;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.common.Metric;
@@ -18,9 +21,14 @@ public final class TopologyApplication implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TopologyApplication.class);
 
   private final KafkaStreams streams;
+  private final PrometheusMeterRegistry registry;
+  private final KafkaStreamsMetrics streamsMetrics;
 
-  private TopologyApplication(KafkaStreams streams) {
+  private TopologyApplication(KafkaStreams streams, PrometheusMeterRegistry registry) {
     this.streams = streams;
+    this.registry = registry;
+    this.streamsMetrics = new KafkaStreamsMetrics(streams);
+    streamsMetrics.bindTo(registry);
   }
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
@@ -37,8 +45,10 @@ public final class TopologyApplication implements AutoCloseable {
         });
     streams.setStateListener(
         (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
+    TopologyApplication app =
+        new TopologyApplication(streams, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     streams.start();
-    return new TopologyApplication(streams);
+    return app;
   }
 
   /** The Kafka Streams configuration Turnstile runs with; overrides come last. */
@@ -59,6 +69,22 @@ public final class TopologyApplication implements AutoCloseable {
 
   public KafkaStreams.State state() {
     return streams.state();
+  }
+
+  /** Liveness: false once the client failed; true while it rebalances or restores state. */
+  public boolean live() {
+    KafkaStreams.State state = streams.state();
+    return state != KafkaStreams.State.ERROR && state != KafkaStreams.State.PENDING_ERROR;
+  }
+
+  /** Readiness: {@code RUNNING} only. */
+  public boolean ready() {
+    return streams.state() == KafkaStreams.State.RUNNING;
+  }
+
+  /** Kafka Streams metrics (and any others registered here) in Prometheus text format. */
+  public String scrape() {
+    return registry.scrape();
   }
 
   /** Polls until the client is {@code RUNNING}; false when the deadline passes first. */
@@ -94,5 +120,7 @@ public final class TopologyApplication implements AutoCloseable {
   @Override
   public void close() {
     streams.close(Duration.ofSeconds(30));
+    streamsMetrics.close();
+    registry.close();
   }
 }

@@ -1,5 +1,6 @@
 package dev.turnstile.topology;
 
+import dev.turnstile.topology.adapter.http.HealthServer;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.nio.file.Path;
@@ -23,12 +24,22 @@ public final class TopologyMain {
     TopologyConfig config = TopologyConfig.from(ConfigValues.load(file, System.getenv()));
     LOG.info("starting with {}", config);
     TopologyApplication app = TopologyApplication.start(config);
+    HealthServer health =
+        HealthServer.start(
+            config.httpHost(),
+            config.httpPort(),
+            app::live,
+            app::ready,
+            () -> app.state().name(),
+            app::scrape);
+    LOG.info("probes and metrics on port {}: /health/live /health/ready /metrics", health.port());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   app.close();
+                  health.close();
                   stopped.countDown();
                 },
                 "topology-shutdown"));

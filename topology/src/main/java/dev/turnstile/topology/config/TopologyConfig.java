@@ -25,6 +25,8 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.max-due-per-punctuation}</td><td>devices handled per punctuation</td><td>10000</td></tr>
  *   <tr><td>{@code topology.num-stream-threads}</td><td>Kafka Streams threads</td><td>1</td></tr>
  *   <tr><td>{@code topology.num-standby-replicas}</td><td>standby replicas of each store</td><td>1</td></tr>
+ *   <tr><td>{@code topology.http.host}</td><td>interface of the probes and metrics server</td><td>0.0.0.0</td></tr>
+ *   <tr><td>{@code topology.http.port}</td><td>its port, 0 = any free port</td><td>8081</td></tr>
  *   <tr><td>{@code kafka.streams.*}</td><td>passed to Kafka Streams unchanged, last word</td><td></td></tr>
  * </table>
  */
@@ -39,6 +41,8 @@ public record TopologyConfig(
     int maxDuePerPunctuation,
     int numStreamThreads,
     int numStandbyReplicas,
+    String httpHost,
+    int httpPort,
     Map<String, String> streamsOverrides) {
 
   public TopologyConfig {
@@ -67,6 +71,8 @@ public record TopologyConfig(
         values.integer("topology.max-due-per-punctuation", 10_000, 1),
         values.integer("topology.num-stream-threads", 1, 1),
         values.integer("topology.num-standby-replicas", 1, 0),
+        values.string("topology.http.host", "0.0.0.0"),
+        values.integer("topology.http.port", 8081, 0),
         new TreeMap<>(values.withPrefix("kafka.streams.")));
   }
 
