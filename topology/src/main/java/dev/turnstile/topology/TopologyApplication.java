@@ -1,5 +1,6 @@
 package dev.turnstile.topology;
 
+import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
@@ -63,6 +64,9 @@ public final class TopologyApplication implements AutoCloseable {
     p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
     // The classic protocol: the streams rebalance protocol lacks warm-ups and the HA assignor.
     p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class);
+    // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
     p.putAll(config.streamsOverrides());
     return p;
   }

@@ -1,0 +1,69 @@
+package dev.turnstile.topology.adapter.streams;
+
+import java.util.Map;
+import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * Bounds the off-heap memory of every RocksDB instance in this JVM by one shared block cache, which
+ * also accounts for the memtables through a shared {@link WriteBufferManager}, as the Kafka Streams
+ * memory-management guide describes. Without it each store, and each segment of a window store,
+ * takes its own cache and write buffers, and memory grows with partitions and segments.
+ *
+ * <p>Sizes come from the Streams configuration: {@value #TOTAL_BYTES} (default 128 MiB) and {@value
+ * #MEMTABLE_FRACTION} (default 0.25). The first store to be configured fixes them for the JVM: the
+ * cache is shared across every Kafka Streams client in the process.
+ */
+public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
+
+  /** Streams config key: bytes of the shared block cache, memtables included. */
+  public static final String TOTAL_BYTES = "turnstile.rocksdb.total.bytes";
+
+  /** Streams config key: share of {@link #TOTAL_BYTES} the memtables may use. */
+  public static final String MEMTABLE_FRACTION = "turnstile.rocksdb.memtable.fraction";
+
+  static final long DEFAULT_TOTAL_BYTES = 128L * 1024 * 1024;
+  static final double DEFAULT_MEMTABLE_FRACTION = 0.25;
+
+  private static Cache cache;
+  private static WriteBufferManager writeBufferManager;
+
+  @Override
+  public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+    ensureShared(configs);
+    BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+    table.setBlockCache(cache);
+    table.setCacheIndexAndFilterBlocks(true);
+    table.setCacheIndexAndFilterBlocksWithHighPriority(true);
+    table.setPinTopLevelIndexAndFilter(true);
+    options.setWriteBufferManager(writeBufferManager);
+    options.setTableFormatConfig(table);
+  }
+
+  private static synchronized void ensureShared(Map<String, Object> configs) {
+    if (cache != null) {
+      return;
+    }
+    long total = longValue(configs.get(TOTAL_BYTES), DEFAULT_TOTAL_BYTES);
+    double fraction = doubleValue(configs.get(MEMTABLE_FRACTION), DEFAULT_MEMTABLE_FRACTION);
+    cache = new LRUCache(total, -1, false, 0.1);
+    writeBufferManager = new WriteBufferManager((long) (total * fraction), cache);
+  }
+
+  private static long longValue(Object value, long fallback) {
+    return value == null ? fallback : Long.parseLong(value.toString().trim());
+  }
+
+  private static double doubleValue(Object value, double fallback) {
+    return value == null ? fallback : Double.parseDouble(value.toString().trim());
+  }
+
+  @Override
+  public void close(String storeName, Options options) {
+    // The cache and the write buffer manager are shared by every store: never closed here.
+  }
+}
