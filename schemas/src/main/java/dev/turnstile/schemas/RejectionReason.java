@@ -17,5 +17,15 @@ public enum RejectionReason {
   /** A second {@code Finished} for a session reference whose {@code Finished} is already held. */
   FINISHED_ALREADY_RECEIVED,
   /** The device holds more early {@code Finished} events than the reorder buffer allows. */
-  REORDER_BUFFER_FULL
+  REORDER_BUFFER_FULL,
+  /**
+   * A record for the merge stage whose value is not a JSON object, or whose version is unusable.
+   */
+  NOT_MERGEABLE,
+  /** A record for the merge stage without a merge key where one was configured to be. */
+  MISSING_MERGE_KEY,
+  /** A merge input, or the document it would produce, over the configured size bound. */
+  DOCUMENT_TOO_LARGE,
+  /** A patch older than its merge key's compacted base: its place in the order is gone. */
+  STALE_PATCH
 }

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param retention how long records are kept; {@code null} means forever (compacted topics)
  * @param cleanupPolicy {@code delete} or {@code compact}
  * @param key what the record key holds
- * @param valueSchema classpath resource of the value's JSON Schema (2020-12)
+ * @param valueSchema classpath resource of the value's JSON Schema (2020-12); null when the value
+ *     is opaque to Turnstile (a raw Service Bus body)
  */
 public record Topic(
     String baseName,

@@ -42,8 +42,71 @@ public final class TopicCatalogue {
           "the rejected record's key (deviceId for device events)",
           "dev/turnstile/schemas/rejected-event.v1.schema.json");
 
+  /**
+   * Service Bus messages as the bridge received them, duplicates included: the body unchanged
+   * (usually JSON), Service Bus metadata in CloudEvents headers, see {@link ServiceBusHeaders}.
+   * Key: configured per entity (the billing entity uses {@code sessionId}). No value schema: the
+   * body is whatever the sender put on Service Bus.
+   */
+  public static final Topic SERVICEBUS_MESSAGES_RAW =
+      new Topic(
+          "servicebus-messages.raw.v1",
+          6,
+          (short) 3,
+          Duration.ofDays(14),
+          "delete",
+          "configured per Service Bus entity (billing: sessionId)",
+          null);
+
+  /**
+   * Patches on their way to the merge stage, re-keyed by merge key so that every patch of one key,
+   * from any source, reaches the same partition and therefore the same task and {@code
+   * merge-store}. Written and read only by the topology. Key: the merge key.
+   */
+  public static final Topic MERGE_INPUTS =
+      new Topic(
+          "merge-inputs.v1",
+          6,
+          (short) 3,
+          Duration.ofDays(7),
+          "delete",
+          "mergeKey",
+          "dev/turnstile/schemas/merge-input.v1.schema.json");
+
+  /** Each merge's result: the merged document and its deterministic id. Key: the merge key. */
+  public static final Topic MERGE_RESULTS =
+      new Topic(
+          "merge-results.v1",
+          6,
+          (short) 3,
+          Duration.ofDays(30),
+          "delete",
+          "mergeKey",
+          "dev/turnstile/schemas/merge-result.v1.schema.json");
+
+  /**
+   * Complete merged documents with derived fields, once per distinct content (by default a settled
+   * charging session). Key: the merge key.
+   */
+  public static final Topic POST_MERGE =
+      new Topic(
+          "post-merge.v1",
+          6,
+          (short) 3,
+          Duration.ofDays(30),
+          "delete",
+          "mergeKey",
+          "dev/turnstile/schemas/post-merge.v1.schema.json");
+
   public static final List<Topic> ALL =
-      List.of(DEVICE_EVENTS_RAW, DEVICE_SESSIONS, REJECTED_EVENTS);
+      List.of(
+          DEVICE_EVENTS_RAW,
+          DEVICE_SESSIONS,
+          REJECTED_EVENTS,
+          SERVICEBUS_MESSAGES_RAW,
+          MERGE_INPUTS,
+          MERGE_RESULTS,
+          POST_MERGE);
 
   private TopicCatalogue() {}
 }
