@@ -25,6 +25,13 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.max-due-per-punctuation}</td><td>devices handled per punctuation</td><td>10000</td></tr>
  *   <tr><td>{@code topology.num-stream-threads}</td><td>Kafka Streams threads</td><td>1</td></tr>
  *   <tr><td>{@code topology.num-standby-replicas}</td><td>standby replicas of each store</td><td>1</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.key-property}</td><td>application property holding a Service Bus message's merge key (header {@code sb-prop-<name>})</td><td>mergeKey</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.key-pointer}</td><td>JSON pointer (RFC 6901) to the merge key in the body; when set, used instead of the property</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.version-property}</td><td>application property holding an explicit version (a long)</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.version-pointer}</td><td>JSON pointer to an explicit version (a long) in the body; when set, used instead of the property. Without either: {@code ce_sbsequencenumber}, else {@code ce_time}</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.sessions.enabled}</td><td>closed sessions with a session reference are merged under that reference</td><td>true</td></tr>
+ *   <tr><td>{@code topology.merge.max-document-bytes}</td><td>largest merge input body and merged document, UTF-8 JSON bytes</td><td>262144 (256 KiB)</td></tr>
+ *   <tr><td>{@code topology.merge.max-patches}</td><td>patches retained per merge key before the oldest is compacted</td><td>64</td></tr>
  *   <tr><td>{@code kafka.streams.*}</td><td>passed to Kafka Streams unchanged, last word</td><td></td></tr>
  * </table>
  */
@@ -39,6 +46,7 @@ public record TopologyConfig(
     int maxDuePerPunctuation,
     int numStreamThreads,
     int numStandbyReplicas,
+    MergeSettings merge,
     Map<String, String> streamsOverrides) {
 
   public TopologyConfig {
@@ -67,6 +75,7 @@ public record TopologyConfig(
         values.integer("topology.max-due-per-punctuation", 10_000, 1),
         values.integer("topology.num-stream-threads", 1, 1),
         values.integer("topology.num-standby-replicas", 1, 0),
+        MergeSettings.from(values),
         new TreeMap<>(values.withPrefix("kafka.streams.")));
   }
 
@@ -93,6 +102,8 @@ public record TopologyConfig(
         + sessionPolicy
         + ", punctuateInterval="
         + punctuateInterval
+        + ", merge="
+        + merge
         + ", streamsOverrides="
         + shown
         + "]";
