@@ -139,6 +139,21 @@ class MergeTopologyTest {
   }
 
   @Test
+  void theMergeKeyCanComeFromAPointerIntoTheBody() {
+    Map<String, String> pointer = Map.of("topology.merge.servicebus.key-pointer", "/sessionId");
+    try (TopologyFixture topology = new TopologyFixture(stateDir, pointer)) {
+      sendSession(topology);
+      topology.sendServiceBus(
+          "other-key", "m1", 10, null, BILLING.getBytes(StandardCharsets.UTF_8));
+
+      assertThat(topology.postMergeOutputs())
+          .extracting(o -> o.get("mergeKey").asText())
+          .containsExactly(REF);
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
+  @Test
   void closedSessionsAreNotMergedWhenDisabled() {
     Map<String, String> disabled = Map.of("topology.merge.sessions.enabled", "false");
     try (TopologyFixture topology = new TopologyFixture(stateDir, disabled)) {
