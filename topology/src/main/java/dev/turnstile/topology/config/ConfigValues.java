@@ -95,6 +95,19 @@ public final class ConfigValues {
     }
   }
 
+  /** {@code true} or {@code false}, any case. */
+  public boolean bool(String key, boolean defaultValue) {
+    String value = values.get(key);
+    if (value == null) {
+      return defaultValue;
+    }
+    return switch (value.trim().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new ConfigException(key, "must be true or false, was '" + value + "'");
+    };
+  }
+
   /** A duration given in milliseconds. */
   public Duration millis(String key, Duration defaultValue, long minMillis) {
     String value = get(key);

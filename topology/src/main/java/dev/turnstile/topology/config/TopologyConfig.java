@@ -27,6 +27,13 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.num-standby-replicas}</td><td>standby replicas of each store</td><td>1</td></tr>
  *   <tr><td>{@code topology.http.host}</td><td>interface of the probes and metrics server</td><td>0.0.0.0</td></tr>
  *   <tr><td>{@code topology.http.port}</td><td>its port, 0 = any free port</td><td>8081</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.key-property}</td><td>application property holding a Service Bus message's merge key (header {@code sb-prop-<name>})</td><td>mergeKey</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.key-pointer}</td><td>JSON pointer (RFC 6901) to the merge key in the body; when set, used instead of the property</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.version-property}</td><td>application property holding an explicit version (a long)</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.servicebus.version-pointer}</td><td>JSON pointer to an explicit version (a long) in the body; when set, used instead of the property. Without either: {@code ce_sbsequencenumber}, else {@code ce_time}</td><td>unset</td></tr>
+ *   <tr><td>{@code topology.merge.sessions.enabled}</td><td>closed sessions with a session reference are merged under that reference</td><td>true</td></tr>
+ *   <tr><td>{@code topology.merge.max-document-bytes}</td><td>largest merge input body and merged document, UTF-8 JSON bytes</td><td>262144 (256 KiB)</td></tr>
+ *   <tr><td>{@code topology.merge.max-patches}</td><td>patches retained per merge key before the oldest is compacted</td><td>64</td></tr>
  *   <tr><td>{@code kafka.streams.*}</td><td>passed to Kafka Streams unchanged, last word</td><td></td></tr>
  * </table>
  */
@@ -43,6 +50,7 @@ public record TopologyConfig(
     int numStandbyReplicas,
     String httpHost,
     int httpPort,
+    MergeSettings merge,
     Map<String, String> streamsOverrides) {
 
   public TopologyConfig {
@@ -73,6 +81,7 @@ public record TopologyConfig(
         values.integer("topology.num-standby-replicas", 1, 0),
         values.string("topology.http.host", "0.0.0.0"),
         values.integer("topology.http.port", 8081, 0),
+        MergeSettings.from(values),
         new TreeMap<>(values.withPrefix("kafka.streams.")));
   }
 
@@ -99,6 +108,8 @@ public record TopologyConfig(
         + sessionPolicy
         + ", punctuateInterval="
         + punctuateInterval
+        + ", merge="
+        + merge
         + ", streamsOverrides="
         + shown
         + "]";

@@ -43,6 +43,10 @@ import org.apache.kafka.streams.state.Stores;
  * epoch ms, then the device id), so the wall-clock punctuator reads only what is due instead of
  * scanning every device. A punctuation handles at most {@code maxDuePerPunctuation} devices; the
  * rest wait for the next one, which keeps each transaction short under exactly-once.
+ *
+ * <p>With {@code mergeClosedSessions}, each {@code Closed} event with a session reference is also
+ * forwarded, the same record, to {@code session-merge-input}. Forwarding by child name keeps the
+ * sink from seeing it twice and the merge child from seeing other session events.
  */
 final class DeviceSessionProcessor implements Processor<String, byte[], String, byte[]> {
 
@@ -52,6 +56,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private final SessionPolicy policy;
   private final Duration punctuateInterval;
   private final int maxDuePerPunctuation;
+  private final boolean mergeClosedSessions;
   private final JsonSerde<DeviceSessionEvent> eventSerde =
       new JsonSerde<>(DeviceSessionEvent.class);
   private ProcessorContext<String, byte[]> context;
@@ -59,14 +64,25 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private KeyValueStore<Bytes, String> deadlines;
 
   private DeviceSessionProcessor(
-      SessionPolicy policy, Duration punctuateInterval, int maxDuePerPunctuation) {
+      SessionPolicy policy,
+      Duration punctuateInterval,
+      int maxDuePerPunctuation,
+      boolean mergeClosedSessions) {
     this.policy = policy;
     this.punctuateInterval = punctuateInterval;
     this.maxDuePerPunctuation = maxDuePerPunctuation;
+    this.mergeClosedSessions = mergeClosedSessions;
   }
 
+  /**
+   * @param mergeClosedSessions forward closed sessions with a reference to {@code
+   *     session-merge-input}, which must then be a child
+   */
   static ProcessorSupplier<String, byte[], String, byte[]> supplier(
-      SessionPolicy policy, Duration punctuateInterval, int maxDuePerPunctuation) {
+      SessionPolicy policy,
+      Duration punctuateInterval,
+      int maxDuePerPunctuation,
+      boolean mergeClosedSessions) {
     StoreBuilder<KeyValueStore<String, DeviceSessionsSnapshot>> sessionStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
@@ -80,7 +96,8 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, byte[], String, byte[]> get() {
-        return new DeviceSessionProcessor(policy, punctuateInterval, maxDuePerPunctuation);
+        return new DeviceSessionProcessor(
+            policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions);
       }
 
       @Override
@@ -171,7 +188,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private void emit(String deviceId, Outcome outcome, long timestamp, Record<String, byte[]> in) {
     for (DeviceSessionEvent event : outcome.sessionEvents()) {
       String type = event.type().name().toLowerCase(Locale.ROOT);
-      context.forward(
+      Record<String, byte[]> out =
           new Record<>(
               deviceId,
               eventSerde.write(event),
@@ -181,8 +198,11 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
                   "dev.turnstile.device-session." + type + ".v1",
                   deviceId,
                   Instant.ofEpochMilli(timestamp),
-                  SESSION_SCHEMA)),
-          Names.DEVICE_SESSIONS_SINK);
+                  SESSION_SCHEMA));
+      context.forward(out, Names.DEVICE_SESSIONS_SINK);
+      if (mergeClosedSessions && SessionMergeInputProcessor.isMergeable(event)) {
+        context.forward(out, Names.SESSION_MERGE_INPUT);
+      }
     }
     for (Rejection rejection : outcome.rejections()) {
       boolean fromThisRecord = in != null && rejection.event().eventId().equals(eventId(in));

@@ -11,5 +11,21 @@ public final class Names {
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
   public static final String REJECTED_EVENTS_SINK = "rejected-events-sink";
 
+  public static final String SERVICEBUS_MESSAGES_SOURCE = "servicebus-messages-source";
+  public static final String SERVICEBUS_MESSAGE_DEDUP = "servicebus-message-dedup";
+  public static final String SERVICEBUS_MESSAGE_DEDUP_STORE = "servicebus-message-dedup-store";
+  public static final String SERVICEBUS_MERGE_INPUT = "servicebus-merge-input";
+  public static final String SESSION_MERGE_INPUT = "session-merge-input";
+  public static final String MERGE_INPUTS_SINK = "merge-inputs-sink";
+  public static final String MERGE_INPUTS_SOURCE = "merge-inputs-source";
+  public static final String MERGE = "merge";
+  public static final String MERGE_STORE = "merge-store";
+  public static final String MERGE_RESULTS_SINK = "merge-results-sink";
+  public static final String MERGE_RESULTS_SOURCE = "merge-results-source";
+  public static final String POST_MERGE = "post-merge";
+  public static final String POST_MERGE_DEDUP_STORE = "post-merge-dedup-store";
+  public static final String POST_MERGE_EMITTED_STORE = "post-merge-emitted-store";
+  public static final String POST_MERGE_SINK = "post-merge-sink";
+
   private Names() {}
 }

@@ -7,6 +7,8 @@ import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectedEvent;
+import dev.turnstile.schemas.ServiceBusHeaders;
+import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
 import dev.turnstile.topology.config.ConfigValues;
@@ -42,14 +44,24 @@ final class TopologyFixture implements AutoCloseable {
   final TestInputTopic<String, byte[]> input;
   final TestOutputTopic<String, byte[]> sessions;
   final TestOutputTopic<String, byte[]> rejected;
+  final TestInputTopic<String, byte[]> serviceBus;
+  final TestInputTopic<String, byte[]> mergeResultsIn;
+  final TestOutputTopic<String, byte[]> mergeResults;
+  final TestOutputTopic<String, byte[]> postMerge;
 
   TopologyFixture(Path stateDir) {
+    this(stateDir, Map.of());
+  }
+
+  /** With {@code overrides} on top of the fixture's configuration. */
+  TopologyFixture(Path stateDir, Map<String, String> overrides) {
     Map<String, String> values = new HashMap<>();
     values.put("kafka.bootstrap.servers", "unused:9092");
     values.put("topology.state-dir", stateDir.toString());
     values.put("topology.session.reorder-grace-ms", Long.toString(GRACE.toMillis()));
     values.put("topology.session.max-duration-ms", Long.toString(MAX_DURATION.toMillis()));
     values.put("topology.punctuate-interval-ms", "1000");
+    values.putAll(overrides);
     TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
     driver =
         new TopologyTestDriver(
@@ -69,6 +81,48 @@ final class TopologyFixture implements AutoCloseable {
             config.topic(TopicCatalogue.REJECTED_EVENTS),
             new StringDeserializer(),
             new ByteArrayDeserializer());
+    serviceBus = inputTopic(config, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
+    mergeResultsIn = inputTopic(config, TopicCatalogue.MERGE_RESULTS);
+    mergeResults = outputTopic(config, TopicCatalogue.MERGE_RESULTS);
+    postMerge = outputTopic(config, TopicCatalogue.POST_MERGE);
+  }
+
+  private TestInputTopic<String, byte[]> inputTopic(TopologyConfig config, Topic topic) {
+    return driver.createInputTopic(
+        config.topic(topic), new StringSerializer(), new ByteArraySerializer());
+  }
+
+  private TestOutputTopic<String, byte[]> outputTopic(TopologyConfig config, Topic topic) {
+    return driver.createOutputTopic(
+        config.topic(topic), new StringDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /**
+   * Sends a Service Bus message as the adapter writes it: key {@code sessionId}, CloudEvents and
+   * Service Bus headers, application property {@code mergeKey} unless {@code mergeKey} is null.
+   */
+  void sendServiceBus(
+      String key, String messageId, long sequenceNumber, String mergeKey, byte[] body) {
+    RecordHeaders headers = new RecordHeaders();
+    addHeader(headers, CloudEventHeaders.SPEC_VERSION, "1.0");
+    addHeader(headers, CloudEventHeaders.ID, messageId);
+    addHeader(headers, CloudEventHeaders.SOURCE, ServiceBusHeaders.source("ns", "billing"));
+    addHeader(headers, CloudEventHeaders.TYPE, ServiceBusHeaders.MESSAGE_TYPE);
+    addHeader(headers, CloudEventHeaders.TIME, START.toString());
+    addHeader(headers, ServiceBusHeaders.SEQUENCE_NUMBER, Long.toString(sequenceNumber));
+    addHeader(headers, ServiceBusHeaders.ENTITY, "billing");
+    if (mergeKey != null) {
+      addHeader(headers, ServiceBusHeaders.property("mergeKey"), mergeKey);
+    }
+    serviceBus.pipeInput(new TestRecord<>(key, body, headers, START));
+  }
+
+  private static void addHeader(RecordHeaders headers, String name, String value) {
+    headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  List<JsonNode> postMergeOutputs() {
+    return postMerge.readValuesToList().stream().map(TopologyFixture::tree).toList();
   }
 
   static DeviceEvent event(

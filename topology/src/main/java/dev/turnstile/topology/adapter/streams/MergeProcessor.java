@@ -1,0 +1,172 @@
+package dev.turnstile.topology.adapter.streams;
+
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.topology.domain.merge.MergeOutcome;
+import dev.turnstile.topology.domain.merge.MergeResult;
+import dev.turnstile.topology.domain.merge.MergeState;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Set;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each merge key's {@link MergeState} on {@code merge-inputs.v1} and publishes every applied
+ * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
+ * merge-result id).
+ *
+ * <p>State: {@code merge-store}, merge key to {@link StoredMergeState} (JSON). Its input is
+ * partitioned by merge key, so one key's patches from every source meet in this task.
+ *
+ * <p>A duplicate patch (same source and event id as a retained one) has no effect and publishes
+ * nothing. Rejected, state unchanged: a patch older than the compacted base ({@code STALE_PATCH}),
+ * a patch whose merged document would exceed {@code topology.merge.max-document-bytes} ({@code
+ * DOCUMENT_TOO_LARGE}), an unreadable input or one whose key is not its merge key ({@code
+ * NOT_MERGEABLE}).
+ */
+final class MergeProcessor implements Processor<String, byte[], String, byte[]> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MergeProcessor.class);
+  private static final String RESULT_SCHEMA =
+      "https://turnstile.dev/schemas/merge-result.v1.schema.json";
+  static final String RESULT_TYPE = "dev.turnstile.merge-result.v1";
+
+  private final int maxPatches;
+  private final int maxDocumentBytes;
+  private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
+  private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
+  private ProcessorContext<String, byte[]> context;
+  private KeyValueStore<String, StoredMergeState> states;
+
+  private MergeProcessor(int maxPatches, int maxDocumentBytes) {
+    this.maxPatches = maxPatches;
+    this.maxDocumentBytes = maxDocumentBytes;
+  }
+
+  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
+      int maxPatches, int maxDocumentBytes) {
+    StoreBuilder<KeyValueStore<String, StoredMergeState>> store =
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(Names.MERGE_STORE),
+            Serdes.String(),
+            new JsonSerde<>(StoredMergeState.class));
+    return new ProcessorSupplier<>() {
+      @Override
+      public Processor<String, byte[], String, byte[]> get() {
+        return new MergeProcessor(maxPatches, maxDocumentBytes);
+      }
+
+      @Override
+      public Set<StoreBuilder<?>> stores() {
+        return Set.of(store);
+      }
+    };
+  }
+
+  @Override
+  public void init(ProcessorContext<String, byte[]> context) {
+    this.context = context;
+    this.states = context.getStateStore(Names.MERGE_STORE);
+  }
+
+  @Override
+  public void process(Record<String, byte[]> record) {
+    MergeInput input = parse(record);
+    if (input == null) {
+      return;
+    }
+    String mergeKey = record.key();
+    MergeState state = load(mergeKey);
+    MergeOutcome outcome = state.apply(input.patch());
+    if (outcome instanceof MergeOutcome.Applied applied) {
+      publish(record, applied);
+    } else if (outcome instanceof MergeOutcome.Duplicate duplicate) {
+      LOG.info("duplicate patch ignored: mergeKey={} event={}", mergeKey, duplicate.contribution());
+    } else if (outcome instanceof MergeOutcome.Rejected rejected) {
+      reject(record, RejectionReason.valueOf(rejected.reason().name()), rejected.detail());
+    }
+  }
+
+  private MergeInput parse(Record<String, byte[]> record) {
+    MergeInput input;
+    try {
+      input = inputSerde.deserializer().deserialize(null, record.value());
+    } catch (SerializationException | IllegalArgumentException e) {
+      reject(record, RejectionReason.NOT_MERGEABLE, "not a merge-input.v1: " + e.getMessage());
+      return null;
+    }
+    if (input == null
+        || input.patch() == null
+        || record.key() == null
+        || !record.key().equals(input.mergeKey())) {
+      reject(
+          record,
+          RejectionReason.NOT_MERGEABLE,
+          "a merge-input.v1 needs a patch and a record key equal to its mergeKey");
+      return null;
+    }
+    return input;
+  }
+
+  private MergeState load(String mergeKey) {
+    StoredMergeState stored = states.get(mergeKey);
+    return stored == null
+        ? MergeState.empty(mergeKey, maxPatches)
+        : stored.restore(mergeKey, maxPatches);
+  }
+
+  private void publish(Record<String, byte[]> record, MergeOutcome.Applied applied) {
+    MergeResult result = applied.result();
+    byte[] value = resultSerde.write(result);
+    int documentBytes = resultSerde.write(result.document()).length;
+    if (documentBytes > maxDocumentBytes) {
+      reject(
+          record,
+          RejectionReason.DOCUMENT_TOO_LARGE,
+          "the merged document of %s would have %d bytes, more than the %d allowed"
+              .formatted(result.mergeKey(), documentBytes, maxDocumentBytes));
+      return;
+    }
+    states.put(result.mergeKey(), StoredMergeState.of(applied.state()));
+    context.forward(
+        new Record<>(
+            result.mergeKey(),
+            value,
+            record.timestamp(),
+            OutputHeaders.cloudEvent(
+                result.mergeResultId(),
+                RESULT_TYPE,
+                result.mergeKey(),
+                Instant.ofEpochMilli(record.timestamp()),
+                RESULT_SCHEMA)),
+        Names.MERGE_RESULTS_SINK);
+  }
+
+  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
+    Header id = record.headers().lastHeader(CloudEventHeaders.ID);
+    context.forward(
+        Rejections.record(
+            reason,
+            detail,
+            Names.MERGE,
+            record.key(),
+            id == null ? null : new String(id.value(), StandardCharsets.UTF_8),
+            context.recordMetadata().orElse(null),
+            record.value(),
+            null,
+            context.currentSystemTimeMs(),
+            record.timestamp()),
+        Names.REJECTED_EVENTS_SINK);
+  }
+}

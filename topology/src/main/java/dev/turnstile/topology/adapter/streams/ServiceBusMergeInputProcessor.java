@@ -1,0 +1,192 @@
+package dev.turnstile.topology.adapter.streams;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.ServiceBusHeaders;
+import dev.turnstile.topology.config.MergeSettings;
+import dev.turnstile.topology.domain.merge.MergeVersion;
+import dev.turnstile.topology.domain.merge.Patch;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Turns a deduplicated Service Bus message into a {@link MergeInput} keyed by its merge key, or
+ * rejects it. It runs before the repartition through {@code merge-inputs.v1}, because the merge key
+ * must be known to choose the partition.
+ *
+ * <p>Merge key: the JSON pointer {@code topology.merge.servicebus.key-pointer} into the body when
+ * configured, else application property {@code topology.merge.servicebus.key-property}. Version:
+ * explicit (pointer, else property) when configured and present, else {@code ce_sbsequencenumber},
+ * else {@code ce_time}, else the record timestamp. Source and event id: {@code ce_source} and
+ * {@code ce_id}, already checked by the dedup stage.
+ *
+ * <p>Rejected: a body over {@code topology.merge.max-document-bytes} ({@code DOCUMENT_TOO_LARGE},
+ * checked before parsing), a body that is not a JSON object or a version header or field that is
+ * not a number ({@code NOT_MERGEABLE}), no merge key ({@code MISSING_MERGE_KEY}).
+ */
+final class ServiceBusMergeInputProcessor implements Processor<String, byte[], String, byte[]> {
+
+  private final MergeSettings settings;
+  private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
+  private ProcessorContext<String, byte[]> context;
+
+  ServiceBusMergeInputProcessor(MergeSettings settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, byte[]> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<String, byte[]> record) {
+    byte[] value = record.value();
+    if (value != null && value.length > settings.maxDocumentBytes()) {
+      reject(
+          record,
+          RejectionReason.DOCUMENT_TOO_LARGE,
+          "the body has %d bytes, more than the %d allowed"
+              .formatted(value.length, settings.maxDocumentBytes()));
+      return;
+    }
+    JsonNode body = parseObject(value);
+    if (body == null) {
+      reject(record, RejectionReason.NOT_MERGEABLE, "the body is not a JSON object");
+      return;
+    }
+    Optional<String> mergeKey = mergeKey(record.headers(), body);
+    if (mergeKey.isEmpty()) {
+      reject(record, RejectionReason.MISSING_MERGE_KEY, "no merge key at " + keyLocation());
+      return;
+    }
+    MergeVersion version;
+    try {
+      version = version(record, body);
+    } catch (IllegalArgumentException e) {
+      reject(record, RejectionReason.NOT_MERGEABLE, e.getMessage());
+      return;
+    }
+    MergeInput input = new MergeInput(mergeKey.get(), Patch.of(version, body));
+    context.forward(
+        record.withKey(mergeKey.get()).withValue(inputSerde.write(input)), Names.MERGE_INPUTS_SINK);
+  }
+
+  private static JsonNode parseObject(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      JsonNode node = Json.mapper().readTree(value);
+      return node != null && node.isObject() ? node : null;
+    } catch (IOException notJson) {
+      return null;
+    }
+  }
+
+  private Optional<String> mergeKey(Headers headers, JsonNode body) {
+    Optional<String> key =
+        settings.keyPointer().isPresent()
+            ? scalarText(body.at(settings.keyPointer().get()))
+            : Optional.ofNullable(
+                header(headers, ServiceBusHeaders.property(settings.keyProperty())));
+    return key.map(String::trim).filter(k -> !k.isEmpty());
+  }
+
+  private String keyLocation() {
+    return settings
+        .keyPointer()
+        .map(p -> "body pointer " + p)
+        .orElse("header " + ServiceBusHeaders.property(settings.keyProperty()));
+  }
+
+  private MergeVersion version(Record<String, byte[]> record, JsonNode body) {
+    Headers headers = record.headers();
+    String source = header(headers, CloudEventHeaders.SOURCE);
+    String eventId = header(headers, CloudEventHeaders.ID);
+    Optional<String> explicit = explicitVersion(headers, body);
+    OptionalLong explicitVersion =
+        explicit.isPresent()
+            ? OptionalLong.of(parseLong(explicit.get(), "version"))
+            : OptionalLong.empty();
+    String sequence = header(headers, ServiceBusHeaders.SEQUENCE_NUMBER);
+    OptionalLong sequenceNumber =
+        sequence == null
+            ? OptionalLong.empty()
+            : OptionalLong.of(parseLong(sequence, ServiceBusHeaders.SEQUENCE_NUMBER));
+    return MergeVersion.select(explicitVersion, sequenceNumber, eventTime(record), source, eventId);
+  }
+
+  private Optional<String> explicitVersion(Headers headers, JsonNode body) {
+    Optional<JsonPointer> pointer = settings.versionPointer();
+    if (pointer.isPresent()) {
+      return scalarText(body.at(pointer.get()));
+    }
+    return settings
+        .versionProperty()
+        .map(name -> header(headers, ServiceBusHeaders.property(name)));
+  }
+
+  private static Instant eventTime(Record<String, byte[]> record) {
+    String time = header(record.headers(), CloudEventHeaders.TIME);
+    if (time == null) {
+      return Instant.ofEpochMilli(record.timestamp());
+    }
+    try {
+      return OffsetDateTime.parse(time).toInstant();
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException("ce_time is not RFC 3339: " + time);
+    }
+  }
+
+  private static long parseLong(String text, String what) {
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(what + " is not an integer: " + text);
+    }
+  }
+
+  /** A string or number as text; objects, arrays, null and missing give empty. */
+  private static Optional<String> scalarText(JsonNode node) {
+    return node.isTextual() || node.isNumber() ? Optional.of(node.asText()) : Optional.empty();
+  }
+
+  private static String header(Headers headers, String name) {
+    Header header = headers.lastHeader(name);
+    return header == null || header.value() == null
+        ? null
+        : new String(header.value(), StandardCharsets.UTF_8);
+  }
+
+  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
+    // An oversized body is not copied into rejected-events.v1; its topic and offset locate it.
+    boolean keepOriginal = reason != RejectionReason.DOCUMENT_TOO_LARGE;
+    context.forward(
+        Rejections.record(
+            reason,
+            detail,
+            Names.SERVICEBUS_MERGE_INPUT,
+            record.key(),
+            header(record.headers(), CloudEventHeaders.ID),
+            context.recordMetadata().orElse(null),
+            keepOriginal ? record.value() : null,
+            null,
+            context.currentSystemTimeMs(),
+            record.timestamp()),
+        Names.REJECTED_EVENTS_SINK);
+  }
+}

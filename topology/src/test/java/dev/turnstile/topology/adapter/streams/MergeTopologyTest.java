@@ -1,0 +1,206 @@
+package dev.turnstile.topology.adapter.streams;
+
+import static dev.turnstile.schemas.DeviceEventType.Finished;
+import static dev.turnstile.schemas.DeviceEventType.Started;
+import static dev.turnstile.topology.adapter.streams.TopologyFixture.event;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.RejectedEvent;
+import dev.turnstile.schemas.RejectionReason;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Stages 3 and 4, merge and post-merge, over the production topology. */
+class MergeTopologyTest {
+
+  static final OffsetDateTime T0 = OffsetDateTime.parse("2014-11-18T15:40:26-05:00");
+  static final String REF = "1366563";
+  static final String BILLING =
+      "{\"sessionId\":\"1366563\",\"userId\":\"35897499\",\"kwhTotal\":7.78,\"dollars\":0}";
+
+  @TempDir Path stateDir;
+
+  private static void sendSession(TopologyFixture topology) {
+    topology.send(event("st-1", "s", Started, REF, T0));
+    topology.send(event("st-1", "f", Finished, REF, T0.plusHours(2)));
+  }
+
+  private static void sendBilling(
+      TopologyFixture topology, String messageId, long seq, String body) {
+    topology.sendServiceBus(REF, messageId, seq, REF, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private List<JsonNode> settle(String dir, boolean sessionFirst) {
+    try (TopologyFixture topology = new TopologyFixture(stateDir.resolve(dir))) {
+      if (sessionFirst) {
+        sendSession(topology);
+        assertThat(topology.postMergeOutputs()).as("session alone is incomplete").isEmpty();
+        sendBilling(topology, "m1", 10, BILLING);
+      } else {
+        sendBilling(topology, "m1", 10, BILLING);
+        assertThat(topology.postMergeOutputs()).as("billing alone is incomplete").isEmpty();
+        sendSession(topology);
+      }
+      assertThat(topology.mergeResults.readKeyValuesToList())
+          .extracting(kv -> kv.key)
+          .containsExactly(REF, REF);
+      assertThat(topology.rejections()).isEmpty();
+      return topology.postMergeOutputs();
+    }
+  }
+
+  @Test
+  void aSessionAndItsBillingSettleOnceInEitherOrderWithTheSameResult() {
+    List<JsonNode> sessionFirst = settle("a", true);
+    List<JsonNode> billingFirst = settle("b", false);
+
+    assertThat(sessionFirst).hasSize(1).isEqualTo(billingFirst);
+    JsonNode settled = sessionFirst.get(0);
+    assertThat(settled.get("mergeKey").asText()).isEqualTo(REF);
+    assertThat(settled.get("station").asText()).isEqualTo("st-1");
+    assertThat(settled.get("startedAt").asText()).isEqualTo("2014-11-18T15:40:26-05:00");
+    assertThat(settled.get("endedAt").asText()).isEqualTo("2014-11-18T17:40:26-05:00");
+    assertThat(settled.get("durationMillis").asLong()).isEqualTo(7_200_000L);
+    assertThat(settled.get("userId").asText()).isEqualTo("35897499");
+    assertThat(settled.get("kwhTotal").decimalValue()).isEqualByComparingTo("7.78");
+    assertThat(settled.get("averagePowerKw").decimalValue()).isEqualByComparingTo("3.8900");
+    assertThat(settled.get("pricePerKwh").decimalValue()).isEqualByComparingTo("0");
+  }
+
+  @Test
+  void theSameBillingMessageTwiceHasOneEffect() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      sendBilling(topology, "m1", 10, BILLING);
+
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+    }
+  }
+
+  @Test
+  void aReplayedMergeResultHasNoSecondPostMergeOutput() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      List<TestRecord<String, byte[]>> results = topology.mergeResults.readRecordsToList();
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+
+      TestRecord<String, byte[]> last = results.get(results.size() - 1);
+      topology.mergeResultsIn.pipeInput(
+          new TestRecord<>(last.key(), last.value(), last.headers(), last.timestamp()));
+
+      assertThat(topology.postMergeOutputs()).isEmpty();
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
+  @Test
+  void aNewResultThatChangesNothingShownIsNotPublishedAndACorrectionIs() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+
+      // Re-sent by the back office as a new message: new id, same content.
+      sendBilling(topology, "m2", 11, BILLING);
+      assertThat(topology.postMergeOutputs()).isEmpty();
+
+      sendBilling(topology, "m3", 12, "{\"dollars\":1.56}");
+      List<JsonNode> corrected = topology.postMergeOutputs();
+      assertThat(corrected).hasSize(1);
+      assertThat(corrected.get(0).get("pricePerKwh").decimalValue()).isEqualByComparingTo("0.2005");
+    }
+  }
+
+  @Test
+  void theMergeResultCarriesItsIdInCloudEventsHeaders() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendBilling(topology, "m1", 10, BILLING);
+      TestRecord<String, byte[]> result = topology.mergeResults.readRecord();
+      JsonNode value = TopologyFixture.tree(result.value());
+
+      assertThat(value.get("document").get("kwhTotal").decimalValue()).isEqualByComparingTo("7.78");
+      assertThat(value.get("version").get("kind").asText()).isEqualTo("SOURCE_SEQUENCE");
+      assertThat(header(result, CloudEventHeaders.ID))
+          .isEqualTo(value.get("mergeResultId").asText())
+          .hasSize(64);
+      assertThat(header(result, CloudEventHeaders.TYPE)).isEqualTo(MergeProcessor.RESULT_TYPE);
+    }
+  }
+
+  @Test
+  void theMergeKeyCanComeFromAPointerIntoTheBody() {
+    Map<String, String> pointer = Map.of("topology.merge.servicebus.key-pointer", "/sessionId");
+    try (TopologyFixture topology = new TopologyFixture(stateDir, pointer)) {
+      sendSession(topology);
+      topology.sendServiceBus(
+          "other-key", "m1", 10, null, BILLING.getBytes(StandardCharsets.UTF_8));
+
+      assertThat(topology.postMergeOutputs())
+          .extracting(o -> o.get("mergeKey").asText())
+          .containsExactly(REF);
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
+  @Test
+  void closedSessionsAreNotMergedWhenDisabled() {
+    Map<String, String> disabled = Map.of("topology.merge.sessions.enabled", "false");
+    try (TopologyFixture topology = new TopologyFixture(stateDir, disabled)) {
+      sendSession(topology);
+
+      assertThat(topology.sessionEvents()).hasSize(2);
+      assertThat(topology.mergeResults.isEmpty()).isTrue();
+    }
+  }
+
+  @Test
+  void unmergeableInputIsRejectedWithItsReason() {
+    Map<String, String> small =
+        Map.of("topology.merge.max-document-bytes", "120", "topology.merge.max-patches", "1");
+    try (TopologyFixture topology = new TopologyFixture(stateDir, small)) {
+      topology.sendServiceBus(REF, "n1", 1, REF, "[1,2]".getBytes(StandardCharsets.UTF_8));
+      topology.sendServiceBus(REF, "n2", 2, REF, "not json".getBytes(StandardCharsets.UTF_8));
+      topology.sendServiceBus(REF, "n3", 3, null, BILLING.getBytes(StandardCharsets.UTF_8));
+      String large = "{\"note\":\"" + "x".repeat(200) + "\"}";
+      topology.sendServiceBus(REF, "n4", 4, REF, large.getBytes(StandardCharsets.UTF_8));
+      // With one patch retained, seq 20 compacts seq 10 into the base; seq 5 is then stale.
+      sendBilling(topology, "m10", 10, "{\"a\":1}");
+      sendBilling(topology, "m20", 20, "{\"b\":2}");
+      sendBilling(topology, "m5", 5, "{\"c\":3}");
+      // Each patch fits, but together they outgrow the bound.
+      sendBilling(topology, "m30", 30, "{\"d\":\"" + "y".repeat(60) + "\"}");
+      sendBilling(topology, "m40", 40, "{\"e\":\"" + "z".repeat(60) + "\"}");
+
+      List<RejectedEvent> rejections = topology.rejections();
+      assertThat(rejections)
+          .extracting(RejectedEvent::reason)
+          .containsExactly(
+              RejectionReason.NOT_MERGEABLE,
+              RejectionReason.NOT_MERGEABLE,
+              RejectionReason.MISSING_MERGE_KEY,
+              RejectionReason.DOCUMENT_TOO_LARGE,
+              RejectionReason.STALE_PATCH,
+              RejectionReason.DOCUMENT_TOO_LARGE);
+      assertThat(rejections)
+          .extracting(RejectedEvent::eventId)
+          .containsExactly("n1", "n2", "n3", "n4", "m5", "m40");
+      assertThat(rejections.get(4).stage()).isEqualTo(Names.MERGE);
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(3);
+    }
+  }
+
+  private static String header(TestRecord<String, byte[]> record, String name) {
+    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+  }
+}

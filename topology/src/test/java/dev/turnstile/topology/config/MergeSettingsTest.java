@@ -1,0 +1,40 @@
+package dev.turnstile.topology.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MergeSettingsTest {
+
+  @Test
+  void defaultsReadTheMergeKeyPropertyAndMergeSessions() {
+    MergeSettings merge =
+        TopologyConfig.from(ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092"))).merge();
+
+    assertThat(merge.keyProperty()).isEqualTo("mergeKey");
+    assertThat(merge.keyPointer()).isEmpty();
+    assertThat(merge.versionProperty()).isEmpty();
+    assertThat(merge.versionPointer()).isEmpty();
+    assertThat(merge.sessionsEnabled()).isTrue();
+    assertThat(merge.maxDocumentBytes()).isEqualTo(256 * 1024);
+    assertThat(merge.maxPatches()).isEqualTo(64);
+  }
+
+  @Test
+  void aBadValueNamesItsKey() {
+    assertThatThrownBy(
+            () ->
+                MergeSettings.from(
+                    ConfigValues.of(Map.of("topology.merge.servicebus.key-pointer", "sessionId"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("topology.merge.servicebus.key-pointer");
+    assertThatThrownBy(
+            () ->
+                MergeSettings.from(
+                    ConfigValues.of(Map.of("topology.merge.sessions.enabled", "yes"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("topology.merge.sessions.enabled");
+  }
+}
