@@ -97,7 +97,7 @@ public final class ConfigValues {
 
   /** {@code true} or {@code false}, any case. */
   public boolean bool(String key, boolean defaultValue) {
-    String value = values.get(key);
+    String value = get(key);
     if (value == null) {
       return defaultValue;
     }
