@@ -13,9 +13,11 @@ import java.util.NoSuchElementException;
 import java.util.UUID;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.AmqpValue;
 import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Data;
+import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.message.Message;
 
@@ -110,7 +112,11 @@ final class Broker {
     }
     entity.locked.put(message.lockToken, message);
     Message amqp = Amqp.decode(message.encoded);
-    amqp.setDeliveryCount(message.deliveryCount);
+    // The SDK reads the header unconditionally; proton omits it when nothing in it is set.
+    Header header = amqp.getHeader() == null ? new Header() : amqp.getHeader();
+    header.setDeliveryCount(UnsignedInteger.valueOf(message.deliveryCount));
+    header.setFirstAcquirer(message.deliveryCount == 0);
+    amqp.setHeader(header);
     annotations(amqp).put(Amqp.LOCKED_UNTIL, Date.from(message.lockedUntil));
     return new Delivered(message.lockToken, Amqp.encode(amqp));
   }
