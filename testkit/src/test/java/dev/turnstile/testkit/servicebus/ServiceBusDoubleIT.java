@@ -1,6 +1,7 @@
 package dev.turnstile.testkit.servicebus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import com.azure.core.util.BinaryData;
@@ -16,6 +17,7 @@ import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -132,27 +134,59 @@ class ServiceBusDoubleIT {
 
   @Test
   void slowHandlerKeepsItsLockByRenewalAndCompletesOnce() {
-    serviceBus.createQueue(
-        "renew", QueueOptions.DEFAULTS.withLockDuration(Duration.ofMillis(1500)));
+    Duration lockDuration = Duration.ofMillis(1000);
+    serviceBus.createQueue("renew", QueueOptions.DEFAULTS.withLockDuration(lockDuration));
     send("renew", new ServiceBusMessage("slow").setMessageId("m-4"));
 
     CountDownLatch release = new CountDownLatch(1);
-    List<String> deliveries = new CopyOnWriteArrayList<>();
+    List<Instant> deliveries = new CopyOnWriteArrayList<>();
     startProcessor(
         "renew",
         context -> {
-          deliveries.add(context.getMessage().getMessageId());
+          deliveries.add(Instant.now());
           awaitQuietly(release);
           context.complete();
         });
 
-    // Two renewals mean the handler held the message past its first lock.
-    await().atMost(WAIT).until(() -> serviceBus.renewCount("renew") >= 2);
+    // Hold the message for twice its lock duration before letting the handler finish.
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                !deliveries.isEmpty()
+                    && Instant.now().isAfter(deliveries.get(0).plus(lockDuration.multipliedBy(2))));
     release.countDown();
     await().atMost(WAIT).until(() -> serviceBus.completedCount("renew") == 1);
-    assertThat(deliveries).containsExactly("m-4");
+    assertThat(serviceBus.renewCount("renew")).isPositive();
+    assertThat(deliveries).hasSize(1);
     assertThat(serviceBus.abandonedCount("renew")).isZero();
     assertThat(serviceBus.activeMessages("renew")).isEmpty();
+  }
+
+  @Test
+  void topicFansOutToEverySubscription() {
+    serviceBus.createSubscription("billing", "kafka-bridge").createSubscription("billing", "audit");
+    ServiceBusSenderClient sender =
+        new ServiceBusClientBuilder()
+            .connectionString(serviceBus.connectionString())
+            .sender()
+            .topicName("billing")
+            .buildClient();
+    try {
+      sender.sendMessages(
+          List.of(
+              new ServiceBusMessage("a").setMessageId("b-1"),
+              new ServiceBusMessage("b").setMessageId("b-2")));
+    } finally {
+      sender.close();
+    }
+
+    for (String subscription :
+        List.of("billing/subscriptions/kafka-bridge", "billing/subscriptions/audit")) {
+      assertThat(serviceBus.activeMessages(subscription))
+          .extracting(BrokeredMessage::messageId, BrokeredMessage::sequenceNumber)
+          .containsExactly(tuple("b-1", 1L), tuple("b-2", 2L));
+    }
   }
 
   @Test
