@@ -175,8 +175,6 @@ final class AmqpPeer {
         links.add(new RequestLink(receiver, node, this::replyLinkFor));
       } else if (!server.broker.canSendTo(address)) {
         LinkRole.refuse(link, Amqp.NOT_FOUND, "No entity " + address);
-      } else if (server.faults.serverBusy) {
-        LinkRole.refuse(link, Amqp.SERVER_BUSY, "The double is set to be busy.");
       } else {
         IncomingLink incoming = new IncomingLink(server, receiver, address);
         incoming.open();

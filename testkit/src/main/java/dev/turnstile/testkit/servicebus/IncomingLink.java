@@ -6,6 +6,7 @@ import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Receiver;
 
 /** A client's sender link to a queue or topic: stores what arrives and accepts it. */
@@ -48,6 +49,11 @@ final class IncomingLink implements LinkRole {
     byte[] transfer = Amqp.read(receiver, delivery.pending());
     int format = delivery.getMessageFormat();
     receiver.advance();
+    if (receiver.getLocalState() == EndpointState.CLOSED) {
+      // Sent before the client saw our detach: the service drops it and the client times out.
+      delivery.settle();
+      return;
+    }
     DeliveryState outcome = store(transfer, format);
     if (!delivery.remotelySettled()) {
       delivery.disposition(outcome);

@@ -132,8 +132,8 @@ public final class ServiceBusDouble implements AutoCloseable {
   }
 
   /**
-   * Attaches are refused and sends rejected with {@code com.microsoft:server-busy}. Links already
-   * attached for receiving keep delivering.
+   * Sends are rejected and new receiver links refused with {@code com.microsoft:server-busy}.
+   * Receiver links already attached keep delivering.
    */
   public void setServerBusy(boolean busy) {
     faults.serverBusy = busy;
