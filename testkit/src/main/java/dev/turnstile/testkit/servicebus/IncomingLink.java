@@ -49,8 +49,9 @@ final class IncomingLink implements LinkRole {
     byte[] transfer = Amqp.read(receiver, delivery.pending());
     int format = delivery.getMessageFormat();
     receiver.advance();
-    if (receiver.getLocalState() == EndpointState.CLOSED) {
-      // Sent before the client saw our detach: the service drops it and the client times out.
+    if (receiver.getLocalState() == EndpointState.CLOSED
+        || receiver.getSession().getConnection().getLocalState() == EndpointState.CLOSED) {
+      // Sent before the client saw our detach or close: dropped, and the client times out.
       delivery.settle();
       return;
     }
