@@ -4,11 +4,17 @@ import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.qpid.proton.amqp.Binary;
 import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.messaging.AmqpValue;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Data;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecoderImpl;
 import org.apache.qpid.proton.codec.EncoderImpl;
@@ -130,5 +136,45 @@ final class Amqp {
       }
     }
     return messages;
+  }
+
+  static BrokeredMessage snapshotOf(StoredMessage message) {
+    Message amqp = Amqp.decode(message.encoded);
+    byte[] body;
+    if (amqp.getBody() instanceof Data data) {
+      Binary binary = data.getValue();
+      body = new byte[binary.getLength()];
+      System.arraycopy(binary.getArray(), binary.getArrayOffset(), body, 0, body.length);
+    } else if (amqp.getBody() instanceof AmqpValue value) {
+      body = String.valueOf(value.getValue()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    } else {
+      body = new byte[0];
+    }
+    Map<String, Object> properties =
+        amqp.getApplicationProperties() == null
+            ? Map.of()
+            : new LinkedHashMap<>(amqp.getApplicationProperties().getValue());
+    return new BrokeredMessage(
+        message.sequenceNumber,
+        amqp.getMessageId() == null ? null : String.valueOf(amqp.getMessageId()),
+        message.sessionId,
+        message.deliveryCount,
+        body,
+        properties);
+  }
+
+  static Map<Symbol, Object> annotations(Message message) {
+    if (message.getMessageAnnotations() == null) {
+      message.setMessageAnnotations(new MessageAnnotations(new HashMap<>()));
+    }
+    return message.getMessageAnnotations().getValue();
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static Map<String, Object> applicationProperties(Message message) {
+    if (message.getApplicationProperties() == null) {
+      message.setApplicationProperties(new ApplicationProperties(new HashMap<>()));
+    }
+    return (Map) message.getApplicationProperties().getValue();
   }
 }

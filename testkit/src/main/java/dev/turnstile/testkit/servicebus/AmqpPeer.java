@@ -98,7 +98,7 @@ final class AmqpPeer {
           transport.pending() > 0
               ? SelectionKey.OP_READ | SelectionKey.OP_WRITE
               : SelectionKey.OP_READ;
-      server.register(this, channel, ops);
+      server.register(channel, ops);
       return true;
     } catch (IOException | RuntimeException e) {
       LOG.debug("write failed, closing", e);

@@ -162,7 +162,7 @@ final class AmqpServer implements AutoCloseable {
     return wait;
   }
 
-  void register(AmqpPeer peer, SocketChannel channel, int ops) {
+  void register(SocketChannel channel, int ops) {
     SelectionKey key = channel.keyFor(selector);
     if (key != null && key.isValid()) {
       key.interestOps(ops);

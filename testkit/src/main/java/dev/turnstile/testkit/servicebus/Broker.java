@@ -6,19 +6,12 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.UUID;
-import org.apache.qpid.proton.amqp.Binary;
-import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
-import org.apache.qpid.proton.amqp.messaging.AmqpValue;
-import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
-import org.apache.qpid.proton.amqp.messaging.Data;
 import org.apache.qpid.proton.amqp.messaging.Header;
-import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.message.Message;
 
 /**
@@ -33,6 +26,7 @@ final class Broker {
   private final Clock clock;
   private final Map<String, Entity> entities = new HashMap<>();
   private final Map<String, List<String>> topics = new HashMap<>();
+  private final Map<String, Long> sequences = new HashMap<>();
 
   Broker(Clock clock) {
     this.clock = clock;
@@ -81,15 +75,13 @@ final class Broker {
       }
       long sequence = nextSequence(entity);
       Instant now = now();
-      annotations(message).put(Amqp.SEQUENCE_NUMBER, sequence);
-      annotations(message).put(Amqp.ENQUEUED_TIME, Date.from(now));
+      Amqp.annotations(message).put(Amqp.SEQUENCE_NUMBER, sequence);
+      Amqp.annotations(message).put(Amqp.ENQUEUED_TIME, Date.from(now));
       StoredMessage stored =
           new StoredMessage(sequence, now, message.getGroupId(), Amqp.encode(message));
       entity.messages.put(sequence, stored);
     }
   }
-
-  private final Map<String, Long> sequences = new HashMap<>();
 
   private long nextSequence(Entity entity) {
     return sequences.merge(entity.path, 1L, Long::sum);
@@ -117,7 +109,7 @@ final class Broker {
     header.setDeliveryCount(UnsignedInteger.valueOf(message.deliveryCount));
     header.setFirstAcquirer(message.deliveryCount == 0);
     amqp.setHeader(header);
-    annotations(amqp).put(Amqp.LOCKED_UNTIL, Date.from(message.lockedUntil));
+    Amqp.annotations(amqp).put(Amqp.LOCKED_UNTIL, Date.from(message.lockedUntil));
     return new Delivered(message.lockToken, Amqp.encode(amqp));
   }
 
@@ -147,7 +139,8 @@ final class Broker {
     if (propertiesToModify != null && !propertiesToModify.isEmpty()) {
       Message amqp = Amqp.decode(message.encoded);
       for (Map.Entry<?, ?> property : propertiesToModify.entrySet()) {
-        properties(amqp).put(String.valueOf(property.getKey()), property.getValue());
+        Amqp.applicationProperties(amqp)
+            .put(String.valueOf(property.getKey()), property.getValue());
       }
       message.encoded = Amqp.encode(amqp);
     }
@@ -281,10 +274,11 @@ final class Broker {
     message.unlock();
     Message amqp = Amqp.decode(message.encoded);
     if (reason != null) {
-      properties(amqp).put(ServiceBusDouble.DEAD_LETTER_REASON, reason);
+      Amqp.applicationProperties(amqp).put(ServiceBusDouble.DEAD_LETTER_REASON, reason);
     }
     if (description != null) {
-      properties(amqp).put(ServiceBusDouble.DEAD_LETTER_ERROR_DESCRIPTION, description);
+      Amqp.applicationProperties(amqp)
+          .put(ServiceBusDouble.DEAD_LETTER_ERROR_DESCRIPTION, description);
     }
     message.encoded = Amqp.encode(amqp);
     Entity deadLetterQueue = entity(entity.deadLetterPath());
@@ -294,7 +288,7 @@ final class Broker {
   synchronized List<BrokeredMessage> messages(String path) {
     List<BrokeredMessage> snapshot = new ArrayList<>();
     for (StoredMessage message : entity(path).messages.values()) {
-      snapshot.add(snapshotOf(message));
+      snapshot.add(Amqp.snapshotOf(message));
     }
     return snapshot;
   }
@@ -339,45 +333,5 @@ final class Broker {
 
   private static boolean isDeadLetterPath(String path) {
     return path.endsWith(ServiceBusDouble.DEAD_LETTER_SUFFIX);
-  }
-
-  private static BrokeredMessage snapshotOf(StoredMessage message) {
-    Message amqp = Amqp.decode(message.encoded);
-    byte[] body;
-    if (amqp.getBody() instanceof Data data) {
-      Binary binary = data.getValue();
-      body = new byte[binary.getLength()];
-      System.arraycopy(binary.getArray(), binary.getArrayOffset(), body, 0, body.length);
-    } else if (amqp.getBody() instanceof AmqpValue value) {
-      body = String.valueOf(value.getValue()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    } else {
-      body = new byte[0];
-    }
-    Map<String, Object> properties =
-        amqp.getApplicationProperties() == null
-            ? Map.of()
-            : new LinkedHashMap<>(amqp.getApplicationProperties().getValue());
-    return new BrokeredMessage(
-        message.sequenceNumber,
-        amqp.getMessageId() == null ? null : String.valueOf(amqp.getMessageId()),
-        message.sessionId,
-        message.deliveryCount,
-        body,
-        properties);
-  }
-
-  private static Map<Symbol, Object> annotations(Message message) {
-    if (message.getMessageAnnotations() == null) {
-      message.setMessageAnnotations(new MessageAnnotations(new HashMap<>()));
-    }
-    return message.getMessageAnnotations().getValue();
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static Map<String, Object> properties(Message message) {
-    if (message.getApplicationProperties() == null) {
-      message.setApplicationProperties(new ApplicationProperties(new HashMap<>()));
-    }
-    return (Map) message.getApplicationProperties().getValue();
   }
 }
