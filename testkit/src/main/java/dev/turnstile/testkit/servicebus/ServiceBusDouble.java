@@ -41,10 +41,10 @@ import org.apache.qpid.proton.amqp.UnsignedLong;
  * property (30 s when absent). Transfers that arrive after the double closed their link or
  * connection are dropped, so the client times out and resends.
  *
- * <p>Not proven by tests yet: session lock expiry and {@code renew-session-lock} through the SDK,
- * {@code update-disposition}, and the processor's recovery after {@link #forceDetach} or {@link
- * #forceConnectionClose}: in about one run in three the SDK's processor re-attached but received
- * nothing for 30 s; whether the SDK or the double is at fault is not diagnosed.
+ * <p>Not proven by tests yet: session lock expiry through the SDK, {@code update-disposition}, and
+ * the processor's recovery after {@link #forceDetach} or {@link #forceConnectionClose}: in about
+ * one run in three the SDK's processor re-attached but received nothing for 30 s; whether the SDK
+ * or the double is at fault is not diagnosed.
  */
 public final class ServiceBusDouble implements AutoCloseable {
 

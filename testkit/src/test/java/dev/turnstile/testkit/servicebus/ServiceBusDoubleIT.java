@@ -227,6 +227,48 @@ class ServiceBusDoubleIT {
   }
 
   @Test
+  void slowSessionHandlerKeepsTheSessionLockByRenewal() {
+    Duration lockDuration = Duration.ofMillis(1000);
+    serviceBus.createQueue(
+        "session-renew", QueueOptions.DEFAULTS.withSessions().withLockDuration(lockDuration));
+    send("session-renew", new ServiceBusMessage("slow").setSessionId("s-9"));
+
+    CountDownLatch release = new CountDownLatch(1);
+    List<Instant> deliveries = new CopyOnWriteArrayList<>();
+    ServiceBusProcessorClient processor =
+        new ServiceBusClientBuilder()
+            .connectionString(serviceBus.connectionString())
+            .sessionProcessor()
+            .queueName("session-renew")
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .disableAutoComplete()
+            .prefetchCount(0)
+            .maxConcurrentSessions(1)
+            .maxAutoLockRenewDuration(Duration.ofSeconds(30))
+            .processMessage(
+                context -> {
+                  deliveries.add(Instant.now());
+                  awaitQuietly(release);
+                  context.complete();
+                })
+            .processError(ServiceBusDoubleIT::logError)
+            .buildProcessorClient();
+    clients.add(processor);
+    processor.start();
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                !deliveries.isEmpty()
+                    && Instant.now().isAfter(deliveries.get(0).plus(lockDuration.multipliedBy(2))));
+    release.countDown();
+    await().atMost(WAIT).until(() -> serviceBus.completedCount("session-renew") == 1);
+    assertThat(serviceBus.renewCount("session-renew")).isPositive();
+    assertThat(deliveries).hasSize(1);
+  }
+
+  @Test
   void lockLostOnRenewMeansRedeliveryAfterTheLockExpires() {
     serviceBus.createQueue(
         "lock-lost", QueueOptions.DEFAULTS.withLockDuration(Duration.ofMillis(1000)));
