@@ -5,11 +5,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.message.Message;
@@ -19,6 +22,7 @@ import org.apache.qpid.proton.message.Message;
  * lock, so tests can inspect while the AMQP loop delivers.
  */
 final class Broker {
+  private final Set<String> lostCompletes = new HashSet<>();
 
   /** A session lock handed to a receiver link. */
   record SessionGrant(String entityPath, String sessionId, Instant lockedUntil, Object owner) {}
@@ -118,7 +122,24 @@ final class Broker {
 
   /** Removes a delivered message for good; false when its lock is gone. */
   synchronized boolean complete(String path, UUID lockToken) {
+    return complete(path, lockToken, messageId -> false);
+  }
+
+  /**
+   * As {@link #complete(String, UUID)}, but the first complete of a message whose id matches {@code
+   * loseFirst} is lost as if its lock had expired just before: the message becomes available again
+   * with its delivery count raised, and the caller is told the lock is gone.
+   */
+  synchronized boolean complete(String path, UUID lockToken, Predicate<String> loseFirst) {
     Entity entity = entity(path);
+    StoredMessage locked = entity.locked.get(lockToken);
+    if (locked != null
+        && loseFirst.test(String.valueOf(Amqp.decode(locked.encoded).getMessageId()))
+        && lostCompletes.add(path + "#" + locked.sequenceNumber)) {
+      entity.locked.remove(lockToken);
+      release(entity, locked);
+      return false;
+    }
     StoredMessage message = entity.locked.remove(lockToken);
     if (message == null) {
       return false;
@@ -291,6 +312,11 @@ final class Broker {
       snapshot.add(Amqp.snapshotOf(message));
     }
     return snapshot;
+  }
+
+  synchronized long lostCompleteCount(String path) {
+    String prefix = path + "#";
+    return lostCompletes.stream().filter(k -> k.startsWith(prefix)).count();
   }
 
   synchronized long completedCount(String path) {

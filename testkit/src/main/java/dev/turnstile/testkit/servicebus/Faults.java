@@ -1,6 +1,7 @@
 package dev.turnstile.testkit.servicebus;
 
 import java.time.Duration;
+import java.util.function.Predicate;
 
 /** Fault knobs the AMQP side reads on every use; set from test threads. */
 final class Faults {
@@ -8,4 +9,5 @@ final class Faults {
   volatile boolean serverBusy;
   volatile boolean withholdDispositionEcho;
   volatile Duration dispositionEchoDelay = Duration.ZERO;
+  volatile Predicate<String> loseFirstCompleteOf = messageId -> false;
 }

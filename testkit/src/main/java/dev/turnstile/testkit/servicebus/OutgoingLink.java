@@ -157,7 +157,7 @@ final class OutgoingLink implements LinkRole {
   private boolean apply(UUID token, DeliveryState state) {
     Broker broker = server.broker;
     if (state instanceof Accepted) {
-      return broker.complete(path, token);
+      return broker.complete(path, token, server.faults.loseFirstCompleteOf);
     }
     if (state instanceof Rejected rejected) {
       ErrorCondition error = rejected.getError();

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Predicate;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 
@@ -119,6 +120,20 @@ public final class ServiceBusDouble implements AutoCloseable {
   /** Messages in the entity's dead-letter queue, with their reason and description. */
   public List<BrokeredMessage> deadLetters(String entityPath) {
     return broker.messages(entityPath + DEAD_LETTER_SUFFIX);
+  }
+
+  /**
+   * Loses the first {@code complete} of every message whose {@code messageId} matches, as a lock
+   * lost between the client's work and its settlement would: the client's complete fails with
+   * {@code MESSAGE_LOCK_LOST} and the message is delivered again with its delivery count raised.
+   */
+  public void loseFirstCompleteOf(Predicate<String> messageIds) {
+    faults.loseFirstCompleteOf = Objects.requireNonNull(messageIds, "messageIds");
+  }
+
+  /** How many completes on {@code entityPath} {@link #loseFirstCompleteOf} has lost. */
+  public long lostCompleteCount(String entityPath) {
+    return broker.lostCompleteCount(entityPath);
   }
 
   public long completedCount(String entityPath) {

@@ -314,6 +314,41 @@ class ServiceBusDoubleIT {
                     .isEqualTo(ServiceBusFailureReason.MESSAGE_LOCK_LOST));
   }
 
+  @Test
+  void aLostCompleteFailsWithLockLostAndTheMessageIsDeliveredAgain() {
+    serviceBus.createQueue("lost-complete");
+    serviceBus.loseFirstCompleteOf(id -> id.startsWith("lose-"));
+    send("lost-complete", new ServiceBusMessage("once more").setMessageId("lose-1"));
+    send("lost-complete", new ServiceBusMessage("just once").setMessageId("keep-1"));
+
+    List<String> deliveries = new CopyOnWriteArrayList<>();
+    List<Throwable> completeErrors = new CopyOnWriteArrayList<>();
+    try {
+      startProcessor(
+          "lost-complete",
+          context -> {
+            ServiceBusReceivedMessage message = context.getMessage();
+            deliveries.add(message.getMessageId() + "#" + message.getDeliveryCount());
+            try {
+              context.complete();
+            } catch (RuntimeException e) {
+              completeErrors.add(e);
+            }
+          });
+      await().atMost(WAIT).until(() -> serviceBus.completedCount("lost-complete") == 2);
+    } finally {
+      serviceBus.loseFirstCompleteOf(id -> false);
+    }
+    assertThat(deliveries).containsExactlyInAnyOrder("lose-1#0", "lose-1#1", "keep-1#0");
+    assertThat(serviceBus.lostCompleteCount("lost-complete")).isEqualTo(1);
+    assertThat(completeErrors)
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(((ServiceBusException) e).getReason())
+                    .isEqualTo(ServiceBusFailureReason.MESSAGE_LOCK_LOST));
+  }
+
   private void send(String queue, ServiceBusMessage message) {
     ServiceBusSenderClient sender =
         new ServiceBusClientBuilder()
