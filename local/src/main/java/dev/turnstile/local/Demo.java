@@ -155,7 +155,7 @@ final class Demo {
           header(record, CloudEventHeaders.SOURCE) + " " + header(record, CloudEventHeaders.ID));
     }
     long extraCopies = raw.size() - distinctRaw.size();
-    long dropped = stack.topology().duplicatesDropped();
+    long dropped = stack.topology().duplicatesDropped("device-event-dedup-store");
 
     Reconciliation table = new Reconciliation();
     table.info("CSV rows (charging sessions)", "csvRows", rows.size());

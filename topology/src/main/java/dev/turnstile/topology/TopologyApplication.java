@@ -107,14 +107,23 @@ public final class TopologyApplication implements AutoCloseable {
     return false;
   }
 
-  /** Duplicates dropped by the dedup stage since this client started (metric sum). */
+  /** Duplicates dropped by every dedup stage since this client started (metric sum). */
   public long duplicatesDropped() {
+    return duplicatesDropped(null);
+  }
+
+  /**
+   * Duplicates dropped by the dedup stage whose store is {@code storeName} (every stage when null)
+   * since this client started: the sum of {@code duplicates-total} over threads.
+   */
+  public long duplicatesDropped(String storeName) {
     double total = 0;
     for (var entry : streams.metrics().entrySet()) {
       MetricName name = entry.getKey();
       Metric metric = entry.getValue();
       if (name.name().equals("duplicates-total")
-          && name.group().equals("stream-turnstile-dedup-metrics")) {
+          && name.group().equals("stream-turnstile-dedup-metrics")
+          && (storeName == null || storeName.equals(name.tags().get("turnstile-dedup-id")))) {
         total += ((Number) metric.metricValue()).doubleValue();
       }
     }
