@@ -1,0 +1,182 @@
+package dev.turnstile.testkit.servicebus;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnsignedLong;
+
+/**
+ * An in-process Service Bus for tests: an AMQP 1.0 peer on proton-j that the real Azure SDK
+ * connects to over loopback with {@link #connectionString()} ({@code UseDevelopmentEmulator=true},
+ * so no TLS).
+ *
+ * <p>What it does: SASL (any mechanism, always OK); {@code $cbs} {@code put-token} answered 200
+ * without checking the token; queues, topics with subscriptions ({@code topic/subscriptions/sub})
+ * and their dead-letter queues ({@code .../$deadletterqueue}) keyed by path; sends (single and
+ * batched) to a queue or fanned out to every subscription of a topic; peek-lock delivery within
+ * link credit, with the lock token as a .NET-ordered GUID delivery tag, header delivery-count and
+ * the annotations {@code x-opt-sequence-number}, {@code x-opt-enqueued-time}, {@code
+ * x-opt-locked-until} added to what the sender sent; dispositions: accepted = complete, modified or
+ * released = abandon, rejected = dead-letter with {@code DeadLetterReason} and {@code
+ * DeadLetterErrorDescription} from the error info; expired locks and abandons count a failed
+ * delivery and move the message to the dead-letter queue with {@code MaxDeliveryCountExceeded} once
+ * {@link QueueOptions#maxDeliveryCount()} attempts failed; {@code $management} {@code renew-lock},
+ * {@code renew-session-lock} and {@code update-disposition}; sessions through the {@code
+ * com.microsoft:session-filter} (null = the session of the oldest available message), locked for
+ * one receiver link, delivered in sequence order, released when the link detaches or the session
+ * lock expires; receive-and-delete when the client's link sends settled. Fault knobs below.
+ *
+ * <p>What it does not emulate: authorization (any token is accepted), TLS, WebSockets,
+ * transactions, scheduled and deferred messages (a defer is treated as an abandon), peek (answers
+ * no content), session state (always empty), message TTL and expiry, duplicate detection, filters
+ * and rules on subscriptions (every subscription gets every message), auto-forwarding, partitions,
+ * quotas other than the 256 KB message size, the management REST API, and the {@code
+ * com.microsoft:timeout} details of the real service beyond refusing a session link with it when no
+ * session becomes available within the link's timeout. Delivery counts follow the AMQP header: 0 on
+ * the first delivery. Message locks of a non-session entity outlive their link (as in the service)
+ * and expire on the timer. A session receiver link waits unanswered until a session is free, and is
+ * refused with {@code com.microsoft:timeout} after the link's {@code com.microsoft:timeout}
+ * property (30 s when absent). Transfers that arrive after the double closed their link or
+ * connection are dropped, so the client times out and resends.
+ *
+ * <p>Not proven by tests yet: session lock expiry and {@code renew-session-lock} through the SDK,
+ * {@code update-disposition}, and the processor's recovery after {@link #forceDetach} or {@link
+ * #forceConnectionClose}: in about one run in three the SDK's processor re-attached but received
+ * nothing for 30 s; whether the SDK or the double is at fault is not diagnosed.
+ */
+public final class ServiceBusDouble implements AutoCloseable {
+
+  /** Application property the service sets on a dead-lettered message. */
+  public static final String DEAD_LETTER_REASON = "DeadLetterReason";
+
+  /** Application property the service sets on a dead-lettered message. */
+  public static final String DEAD_LETTER_ERROR_DESCRIPTION = "DeadLetterErrorDescription";
+
+  static final String DEAD_LETTER_SUFFIX = "/$deadletterqueue";
+  static final UnsignedLong MAX_MESSAGE_SIZE = UnsignedLong.valueOf(256 * 1024);
+  private static final Symbol DETACH_FORCED = Symbol.valueOf("amqp:link:detach-forced");
+  private static final Symbol CONNECTION_FORCED = Symbol.valueOf("amqp:connection:forced");
+
+  private final Broker broker;
+  private final Faults faults = new Faults();
+  private final AmqpServer server;
+
+  private ServiceBusDouble(Clock clock) {
+    this.broker = new Broker(clock);
+    this.server = new AmqpServer(broker, faults);
+  }
+
+  /** Starts the double on a free loopback port. */
+  public static ServiceBusDouble start() {
+    return new ServiceBusDouble(Clock.systemUTC());
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  /** A connection string the SDK's client builder accepts. */
+  public String connectionString() {
+    return "Endpoint=sb://127.0.0.1:"
+        + port()
+        + ";SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true";
+  }
+
+  /** Creates (or replaces, emptied) a queue and its dead-letter queue. */
+  public ServiceBusDouble createQueue(String name, QueueOptions options) {
+    broker.createQueue(name, Objects.requireNonNull(options, "options"));
+    return this;
+  }
+
+  public ServiceBusDouble createQueue(String name) {
+    return createQueue(name, QueueOptions.DEFAULTS);
+  }
+
+  /** Creates a topic if needed and a subscription to it, at {@code topic/subscriptions/sub}. */
+  public ServiceBusDouble createSubscription(String topic, String subscription) {
+    return createSubscription(topic, subscription, QueueOptions.DEFAULTS);
+  }
+
+  public ServiceBusDouble createSubscription(
+      String topic, String subscription, QueueOptions options) {
+    broker.createSubscription(topic, subscription, options);
+    return this;
+  }
+
+  /** Creates a topic without subscriptions: sends to it are accepted and dropped. */
+  public ServiceBusDouble createTopic(String topic) {
+    broker.createTopic(topic);
+    return this;
+  }
+
+  /** Messages in the entity (queue or subscription path), locked or not, in sequence order. */
+  public List<BrokeredMessage> activeMessages(String entityPath) {
+    return broker.messages(entityPath);
+  }
+
+  /** Messages in the entity's dead-letter queue, with their reason and description. */
+  public List<BrokeredMessage> deadLetters(String entityPath) {
+    return broker.messages(entityPath + DEAD_LETTER_SUFFIX);
+  }
+
+  public long completedCount(String entityPath) {
+    return broker.completedCount(entityPath);
+  }
+
+  /** Explicit abandons only; an expired lock counts a failed delivery but not here. */
+  public long abandonedCount(String entityPath) {
+    return broker.abandonedCount(entityPath);
+  }
+
+  /** Successful message and session lock renewals on the entity. */
+  public long renewCount(String entityPath) {
+    return broker.renewCount(entityPath);
+  }
+
+  /** Renewals answer 410 {@code com.microsoft:message-lock-lost} (or session-lock-lost). */
+  public void setLockLostOnRenew(boolean lockLost) {
+    faults.lockLostOnRenew = lockLost;
+  }
+
+  /**
+   * Sends are rejected and new receiver links refused with {@code com.microsoft:server-busy}.
+   * Receiver links already attached keep delivering.
+   */
+  public void setServerBusy(boolean busy) {
+    faults.serverBusy = busy;
+  }
+
+  /** Applies dispositions at once but echoes them settled only after the delay. */
+  public void setDispositionEchoDelay(Duration delay) {
+    faults.dispositionEchoDelay = Objects.requireNonNull(delay, "delay");
+  }
+
+  /** Applies dispositions but never echoes them: the client's settle call times out. */
+  public void setWithholdDispositionEcho(boolean withhold) {
+    faults.withholdDispositionEcho = withhold;
+  }
+
+  /** Detaches every link on the entity path with {@code amqp:link:detach-forced}. */
+  public void forceDetach(String entityPath) {
+    server.forEachPeer(
+        peer -> peer.detachLinks(entityPath, DETACH_FORCED, "Detached by the test double."));
+  }
+
+  /** Closes every connection with {@code amqp:connection:forced}. */
+  public void forceConnectionClose() {
+    server.forEachPeer(
+        peer -> peer.closeConnection(CONNECTION_FORCED, "Closed by the test double."));
+  }
+
+  /** Drops every connection's socket without an AMQP close. */
+  public void dropConnections() {
+    server.forEachPeer(AmqpPeer::closeSocket);
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}
