@@ -1,11 +1,16 @@
 package dev.turnstile.bridge;
 
 import dev.turnstile.bridge.adapter.http.HttpBridgeServer;
+import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
 import dev.turnstile.bridge.adapter.kafka.KafkaReadinessProbe;
+import dev.turnstile.bridge.adapter.servicebus.ServiceBusMessageSource;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
+import dev.turnstile.bridge.application.BodyValidator;
 import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.schemas.TopicCatalogue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,6 +18,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,8 +27,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bridge's composition root: wires the Kafka publisher, the use case and the HTTP server. Used
- * by {@link BridgeMain} and, in-process, by the local stack.
+ * The bridge's composition root: wires the Kafka publisher, the use cases, the HTTP server and,
+ * when {@link BridgeConfig#SERVICEBUS_ENTITIES} is set, the Service Bus source. Used by {@link
+ * BridgeMain} and, in-process, by the local stack.
  */
 public final class BridgeApplication implements AutoCloseable {
 
@@ -33,6 +41,7 @@ public final class BridgeApplication implements AutoCloseable {
   private final KafkaEventPublisher publisher;
   private final KafkaReadinessProbe readiness;
   private final HttpBridgeServer http;
+  private ServiceBusMessageSource serviceBus;
 
   private BridgeApplication(
       BridgeConfig config,
@@ -80,7 +89,12 @@ public final class BridgeApplication implements AutoCloseable {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       LOG.info("bridge listening on {}:{}", config.httpHost(), http.port());
-      return new BridgeApplication(config, vertx, registry, publisher, readiness, http);
+      BridgeApplication bridge =
+          new BridgeApplication(config, vertx, registry, publisher, readiness, http);
+      if (config.serviceBus() != null) {
+        bridge.serviceBus = startServiceBus(config.serviceBus(), publisher, readiness, registry);
+      }
+      return bridge;
     } catch (InterruptedException | ExecutionException | TimeoutException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -91,6 +105,32 @@ public final class BridgeApplication implements AutoCloseable {
       throw new IllegalStateException(
           "the HTTP server did not start on " + config.httpHost() + ":" + config.httpPort(), e);
     }
+  }
+
+  private static ServiceBusMessageSource startServiceBus(
+      ServiceBusConfig config,
+      KafkaEventPublisher publisher,
+      KafkaReadinessProbe readiness,
+      MeterRegistry registry) {
+    Map<String, RelayServiceBusMessageService.Route> routes = new HashMap<>();
+    for (ServiceBusConfig.Entity entity : config.entities()) {
+      BodyValidator validator =
+          entity.schema() == null
+              ? BodyValidator.NONE
+              : JsonSchemaBodyValidator.load(entity.schema());
+      routes.put(
+          entity.name(),
+          new RelayServiceBusMessageService.Route(
+              entity.kafkaTopic(), entity.key(), entity.keyRequired(), validator));
+    }
+    RelayServiceBusMessageService service =
+        new RelayServiceBusMessageService(publisher, config.namespace(), routes);
+    return ServiceBusMessageSource.start(config, service, readiness::reachableSince, registry);
+  }
+
+  /** Whether the Service Bus source is paused because Kafka cannot take writes. */
+  public boolean serviceBusPaused() {
+    return serviceBus != null && serviceBus.paused();
   }
 
   /** The port the HTTP server listens on. */
@@ -104,8 +144,9 @@ public final class BridgeApplication implements AutoCloseable {
   }
 
   /**
-   * Stops accepting requests, lets those in progress finish (their writes drain while the producer
-   * is still open), then closes the producer and the rest, within the shutdown timeout.
+   * Stops accepting requests and Service Bus messages, lets those in progress finish (their writes
+   * drain while the producer is still open), then closes the producer and the rest, within the
+   * shutdown timeout.
    */
   @Override
   public void close() {
@@ -120,6 +161,9 @@ public final class BridgeApplication implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       LOG.warn("HTTP server did not shut down cleanly", e);
+    }
+    if (serviceBus != null) {
+      serviceBus.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
     publisher.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     readiness.close();

@@ -7,7 +7,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the bridge: {@code BridgeMain [--config FILE]}. Configuration from the file, then {@code
- * TURNSTILE_*} environment variables (see {@link BridgeConfigLoader}). SIGTERM drains and stops.
+ * TURNSTILE_*} environment variables (see {@link BridgeConfigLoader}); the Service Bus source runs
+ * when {@code bridge.servicebus.entities} is set. SIGTERM drains (HTTP requests, then Service Bus
+ * callbacks, then Kafka writes) and stops.
  */
 public final class BridgeMain {
 

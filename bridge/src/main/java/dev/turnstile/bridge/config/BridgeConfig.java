@@ -29,6 +29,8 @@ import java.util.stream.Collectors;
  *     to every Kafka client; holds at least {@code bootstrap.servers}
  * @param kafkaProducer {@code kafka.producer.*} keys without the prefix, given to the producer
  *     unchanged
+ * @param serviceBus the Service Bus source, or {@code null} when {@link #SERVICEBUS_ENTITIES} is
+ *     not set
  */
 public record BridgeConfig(
     String topicPrefix,
@@ -43,7 +45,8 @@ public record BridgeConfig(
     Duration duplicateCacheTtl,
     Duration shutdownTimeout,
     Map<String, String> kafkaCommon,
-    Map<String, String> kafkaProducer) {
+    Map<String, String> kafkaProducer,
+    ServiceBusConfig serviceBus) {
 
   /** Kafka bootstrap servers, {@code host:port[,host:port...]}. Required, no default. */
   public static final String KAFKA_BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
@@ -92,6 +95,122 @@ public record BridgeConfig(
 
   /** Milliseconds {@code close()} waits for in-flight requests and writes. Default 10000. */
   public static final String SHUTDOWN_TIMEOUT_MS = "bridge.shutdown-timeout-ms";
+
+  /**
+   * Names of the Service Bus entities to receive from, comma-separated, each {@code [a-z0-9]+}
+   * (e.g. {@code billing,orders}); each is configured under {@link #SERVICEBUS_ENTITY_PREFIX}.
+   * Default none: the Service Bus source does not start.
+   */
+  public static final String SERVICEBUS_ENTITIES = "bridge.servicebus.entities";
+
+  /**
+   * Service Bus SAS connection string (secret, masked). Either this or {@link
+   * #SERVICEBUS_NAMESPACE}. One with {@code UseDevelopmentEmulator=true} (no TLS) is refused unless
+   * {@link #SERVICEBUS_LOCAL_MODE} is {@code true}.
+   */
+  public static final String SERVICEBUS_CONNECTION_STRING = "bridge.servicebus.connection-string";
+
+  /**
+   * Fully qualified Service Bus namespace, e.g. {@code my-ns.servicebus.windows.net}. Without a
+   * connection string the bridge authenticates with {@code DefaultAzureCredential} (workload
+   * identity on Kubernetes). Also names the namespace in {@code ce_source}; default with a
+   * connection string: its {@code Endpoint} host.
+   */
+  public static final String SERVICEBUS_NAMESPACE = "bridge.servicebus.namespace";
+
+  /** {@code true} allows an emulator connection string (tests, local runs). Default false. */
+  public static final String SERVICEBUS_LOCAL_MODE = "bridge.servicebus.local-mode";
+
+  /**
+   * Milliseconds a message callback waits for Kafka's acknowledgement before abandoning the message
+   * and pausing; must be below every entity's {@link #ENTITY_MAX_AUTO_LOCK_RENEW_MS}, since lock
+   * renewal only runs while the callback runs. Default {@code 30000}.
+   */
+  public static final String SERVICEBUS_SETTLE_TIMEOUT_MS = "bridge.servicebus.settle-timeout-ms";
+
+  /**
+   * Milliseconds between two checks, while paused for Kafka, of whether Kafka is back. Default
+   * {@code 1000}.
+   */
+  public static final String SERVICEBUS_RESUME_CHECK_INTERVAL_MS =
+      "bridge.servicebus.resume-check-interval-ms";
+
+  /** Prefix of per-entity keys: {@code bridge.servicebus.entity.<name>.<key>}. */
+  public static final String SERVICEBUS_ENTITY_PREFIX = "bridge.servicebus.entity.";
+
+  /** Entity key: queue name. Either this or {@link #ENTITY_TOPIC} with a subscription. */
+  public static final String ENTITY_QUEUE = "queue";
+
+  /** Entity key: topic name, with {@link #ENTITY_SUBSCRIPTION}. */
+  public static final String ENTITY_TOPIC = "topic";
+
+  /** Entity key: subscription name, with {@link #ENTITY_TOPIC}. */
+  public static final String ENTITY_SUBSCRIPTION = "subscription";
+
+  /** Entity key: {@code true} for a session-enabled entity. Default false. */
+  public static final String ENTITY_SESSIONS = "sessions";
+
+  /**
+   * Entity key: Kafka topic the messages go to, without the prefix ({@link #TOPIC_PREFIX} is
+   * applied). Default {@code servicebus-messages.raw.v1}.
+   */
+  public static final String ENTITY_KAFKA_TOPIC = "kafka-topic";
+
+  /**
+   * Entity key: the Kafka record key, {@code session-id | partition-key | property:<name> |
+   * pointer:</json/pointer> | message-id}. Default {@code message-id}.
+   */
+  public static final String ENTITY_KEY = "key";
+
+  /** Entity key: {@code true} dead-letters a message without that key. Default true. */
+  public static final String ENTITY_KEY_REQUIRED = "key-required";
+
+  /** Entity key: message callbacks at once (per session with sessions), 1..100. Default 1. */
+  public static final String ENTITY_MAX_CONCURRENT_CALLS = "max-concurrent-calls";
+
+  /** Entity key: sessions processed at once (session-enabled entities), 1..100. Default 1. */
+  public static final String ENTITY_MAX_CONCURRENT_SESSIONS = "max-concurrent-sessions";
+
+  /**
+   * Entity key: milliseconds the SDK keeps renewing a message's lock while its callback runs.
+   * Default {@code 300000} (5 minutes).
+   */
+  public static final String ENTITY_MAX_AUTO_LOCK_RENEW_MS = "max-auto-lock-renew-ms";
+
+  /**
+   * Entity key: messages fetched ahead, 0..1000. Default 0: prefetched messages' locks are not
+   * renewed and run out while they wait.
+   */
+  public static final String ENTITY_PREFETCH = "prefetch";
+
+  /**
+   * Entity key: only {@code peek-lock}. {@code receive-and-delete} is refused: the message would be
+   * gone from Service Bus before Kafka acknowledged it.
+   */
+  public static final String ENTITY_RECEIVE_MODE = "receive-mode";
+
+  /**
+   * Entity key: JSON Schema (2020-12) every body must satisfy, a classpath resource or a file path;
+   * a body that does not is dead-lettered. Default none.
+   */
+  public static final String ENTITY_SCHEMA = "schema";
+
+  /** Every per-entity key, for validation and the environment mapping. */
+  public static final java.util.List<String> ENTITY_KEYS =
+      java.util.List.of(
+          ENTITY_QUEUE,
+          ENTITY_TOPIC,
+          ENTITY_SUBSCRIPTION,
+          ENTITY_SESSIONS,
+          ENTITY_KAFKA_TOPIC,
+          ENTITY_KEY,
+          ENTITY_KEY_REQUIRED,
+          ENTITY_MAX_CONCURRENT_CALLS,
+          ENTITY_MAX_CONCURRENT_SESSIONS,
+          ENTITY_MAX_AUTO_LOCK_RENEW_MS,
+          ENTITY_PREFETCH,
+          ENTITY_RECEIVE_MODE,
+          ENTITY_SCHEMA);
 
   /** Key names whose values are masked in {@link #toString()}. */
   private static final java.util.List<String> SECRET_MARKERS =
@@ -156,6 +275,8 @@ public record BridgeConfig(
         + masked(kafkaCommon)
         + ", kafkaProducer="
         + masked(kafkaProducer)
+        + ", serviceBus="
+        + serviceBus
         + "]";
   }
 }

@@ -46,7 +46,15 @@ public final class BridgeConfigLoader {
           KAFKA_READINESS_INTERVAL_MS,
           DUPLICATE_CACHE_SIZE,
           DUPLICATE_CACHE_TTL_MS,
-          SHUTDOWN_TIMEOUT_MS);
+          SHUTDOWN_TIMEOUT_MS,
+          SERVICEBUS_ENTITIES,
+          SERVICEBUS_CONNECTION_STRING,
+          SERVICEBUS_NAMESPACE,
+          SERVICEBUS_LOCAL_MODE,
+          SERVICEBUS_SETTLE_TIMEOUT_MS,
+          SERVICEBUS_RESUME_CHECK_INTERVAL_MS);
+
+  private static final String ENTITY_ENV_PREFIX = envName(SERVICEBUS_ENTITY_PREFIX);
 
   private BridgeConfigLoader() {}
 
@@ -74,6 +82,22 @@ public final class BridgeConfigLoader {
     for (String key : DECLARED_KEYS) {
       if (envName(key).equals(rest)) {
         return key;
+      }
+    }
+    if (rest.startsWith(ENTITY_ENV_PREFIX)) {
+      // TURNSTILE_BRIDGE_SERVICEBUS_ENTITY_BILLING_MAX_CONCURRENT_CALLS: names have no '_'.
+      String entityAndKey = rest.substring(ENTITY_ENV_PREFIX.length());
+      int split = entityAndKey.indexOf('_');
+      if (split > 0) {
+        String suffix = entityAndKey.substring(split + 1);
+        for (String entityKey : ENTITY_KEYS) {
+          if (envName(entityKey).equals(suffix)) {
+            return SERVICEBUS_ENTITY_PREFIX
+                + entityAndKey.substring(0, split).toLowerCase(Locale.ROOT)
+                + "."
+                + entityKey;
+          }
+        }
       }
     }
     return rest.toLowerCase(Locale.ROOT).replace('_', '.');
@@ -142,14 +166,28 @@ public final class BridgeConfigLoader {
         Duration.ofMillis(v.number(DUPLICATE_CACHE_TTL_MS, 600_000, 1, 7L * 24 * 3_600_000)),
         Duration.ofMillis(v.number(SHUTDOWN_TIMEOUT_MS, 10_000, 0, 600_000)),
         common,
-        producer);
+        producer,
+        ServiceBusConfigReader.read(values, v.string(TOPIC_PREFIX, "")));
   }
 
-  private record Values(Map<String, String> values) {
+  record Values(Map<String, String> values) {
 
     String string(String key, String fallback) {
       String value = values.get(key);
       return value == null ? fallback : value.trim();
+    }
+
+    boolean bool(String key, boolean fallback) {
+      String value = values.get(key);
+      if (value == null || value.isBlank()) {
+        return fallback;
+      }
+      return switch (value.trim().toLowerCase(Locale.ROOT)) {
+        case "true" -> true;
+        case "false" -> false;
+        default ->
+            throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
+      };
     }
 
     long number(String key, long fallback, long min, long max) {

@@ -24,6 +24,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -184,7 +185,8 @@ class AcceptDeviceEventServiceTest {
     private final List<Published> pending = new ArrayList<>();
 
     @Override
-    public CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event) {
+    public CompletionStage<PublishedEvent> publish(
+        String topic, String key, CloudEvent event, Map<String, String> headers) {
       Published write = new Published(topic, key, event, new CompletableFuture<>());
       published.add(write);
       pending.add(write);

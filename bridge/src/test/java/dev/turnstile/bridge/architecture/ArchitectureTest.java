@@ -7,7 +7,10 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The rings of the hexagon: only adapters and the composition root touch Vert.x or Kafka. */
+/**
+ * The rings of the hexagon: only adapters and the composition root touch Vert.x or Kafka, and only
+ * the Service Bus adapter and the root touch the Azure SDK.
+ */
 class ArchitectureTest {
 
   private static final JavaClasses CLASSES =
@@ -27,6 +30,21 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.vertx..", "org.apache.kafka..", "io.cloudevents.kafka..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void onlyTheServiceBusAdapterAndTheRootUseTheAzureSdk() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("..adapter.servicebus..")
+        .and()
+        .doNotHaveSimpleName("BridgeApplication")
+        .and()
+        .doNotHaveSimpleName("BridgeMain")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("com.azure..", "com.microsoft..")
         .check(CLASSES);
   }
 

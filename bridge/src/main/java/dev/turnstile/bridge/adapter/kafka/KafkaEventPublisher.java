@@ -5,6 +5,7 @@ import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.KafkaMessageFactory;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -93,13 +94,16 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   }
 
   @Override
-  public CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event) {
+  public CompletionStage<PublishedEvent> publish(
+      String topic, String key, CloudEvent event, Map<String, String> headers) {
     if (!inFlight.tryAcquire()) {
       return CompletableFuture.failedFuture(
           new PublishException(Reason.SATURATED, "too many writes in flight", null));
     }
     ProducerRecord<String, byte[]> record =
         KafkaMessageFactory.createWriter(topic, null, clock.millis(), key).writeBinary(event);
+    headers.forEach(
+        (name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
     CompletableFuture<PublishedEvent> result = new CompletableFuture<>();
     try {
       sender.execute(() -> send(record, result));

@@ -25,6 +25,7 @@ public final class KafkaReadinessProbe implements BooleanSupplier, AutoCloseable
   private final ScheduledExecutorService scheduler;
   private final Duration interval;
   private volatile boolean reachable;
+  private volatile long reachableCheckStartedNanos = Long.MIN_VALUE;
 
   /**
    * @param clientProperties common client keys (bootstrap servers, security); those an admin client
@@ -62,6 +63,7 @@ public final class KafkaReadinessProbe implements BooleanSupplier, AutoCloseable
 
   private void check() {
     boolean now;
+    long started = System.nanoTime();
     try {
       admin
           .describeCluster(new DescribeClusterOptions().timeoutMs((int) interval.toMillis()))
@@ -77,7 +79,18 @@ public final class KafkaReadinessProbe implements BooleanSupplier, AutoCloseable
     if (now != reachable) {
       LOG.info("Kafka is {}", now ? "reachable" : "unreachable");
     }
+    if (now) {
+      reachableCheckStartedNanos = started;
+    }
     reachable = now;
+  }
+
+  /**
+   * Whether Kafka answered a check that started at or after {@code nanoTime} ({@link
+   * System#nanoTime()}), so an answer cached from before an outage was noticed does not count.
+   */
+  public boolean reachableSince(long nanoTime) {
+    return reachable && reachableCheckStartedNanos - nanoTime >= 0;
   }
 
   /** The last check's answer; {@code false} until a check succeeded. */

@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.port.out;
 
 import io.cloudevents.CloudEvent;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -20,7 +21,19 @@ public interface PublishEventPort {
    *     data, unchanged, as the record value
    * @return completes with the write's coordinates once acknowledged
    */
-  CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event);
+  default CompletionStage<PublishedEvent> publish(String topic, String key, CloudEvent event) {
+    return publish(topic, key, event, Map.of());
+  }
+
+  /**
+   * As {@link #publish(String, String, CloudEvent)}, with headers that are not CloudEvents
+   * attributes (whose names cannot carry dashes), e.g. {@code sb-prop-mergeKey}.
+   *
+   * @param headers extra header names and UTF-8 values, written after the event's attributes; a
+   *     name must not start with {@code ce_}
+   */
+  CompletionStage<PublishedEvent> publish(
+      String topic, String key, CloudEvent event, Map<String, String> headers);
 
   /** Where an acknowledged event landed. */
   record PublishedEvent(String topic, int partition, long offset) {}

@@ -1,0 +1,257 @@
+package dev.turnstile.bridge.adapter.servicebus;
+
+import com.azure.messaging.servicebus.ServiceBusErrorContext;
+import com.azure.messaging.servicebus.ServiceBusException;
+import com.azure.messaging.servicebus.ServiceBusFailureReason;
+import com.azure.messaging.servicebus.ServiceBusProcessorClient;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
+import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
+import com.azure.messaging.servicebus.models.DeadLetterOptions;
+import dev.turnstile.bridge.config.ServiceBusConfig;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Abandon;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Settlement;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One entity's processor client and its message callback. The callback waits, bounded by the settle
+ * timeout, for Kafka's acknowledgement: the SDK renews the lock only while the callback runs. It
+ * counts itself in flight so that pausing and closing can wait for it before stopping the client
+ * (stopping disposes the receiver under running callbacks, Azure/azure-sdk-for-java#45716).
+ */
+final class ServiceBusEntityReceiver {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceBusEntityReceiver.class);
+
+  /** The entity cannot be served until someone changes configuration or rights. */
+  private static final Set<ServiceBusFailureReason> FATAL =
+      Set.of(
+          ServiceBusFailureReason.UNAUTHORIZED,
+          ServiceBusFailureReason.MESSAGING_ENTITY_NOT_FOUND,
+          ServiceBusFailureReason.MESSAGING_ENTITY_DISABLED);
+
+  private static final Set<ServiceBusFailureReason> LOCK_LOST =
+      Set.of(ServiceBusFailureReason.MESSAGE_LOCK_LOST, ServiceBusFailureReason.SESSION_LOCK_LOST);
+
+  /** Abandon reasons that mean Kafka cannot take writes now: pull no more until it is back. */
+  private static final Set<String> KAFKA_DOWN =
+      Set.of("saturated", "unavailable", "settle-timeout");
+
+  private final ServiceBusConfig.Entity entity;
+  private final RelayServiceBusMessageUseCase useCase;
+  private final Duration settleTimeout;
+  private final BooleanSupplier halted;
+  private final Consumer<String> pauseForKafka;
+  private final ServiceBusMetrics metrics;
+  private final ServiceBusProcessorClient processor;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final Object idle = new Object();
+  private boolean closed;
+
+  /**
+   * @param halted true while the source is paused or closing: a message delivered then is abandoned
+   *     without being written
+   * @param pauseForKafka called with the reason when Kafka could not take a write
+   * @param processorFactory builds the processor client around the two callbacks
+   */
+  ServiceBusEntityReceiver(
+      ServiceBusConfig.Entity entity,
+      RelayServiceBusMessageUseCase useCase,
+      Duration settleTimeout,
+      BooleanSupplier halted,
+      Consumer<String> pauseForKafka,
+      Function<ServiceBusEntityReceiver, ServiceBusProcessorClient> processorFactory,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    this.entity = entity;
+    this.useCase = useCase;
+    this.settleTimeout = settleTimeout;
+    this.halted = halted;
+    this.pauseForKafka = pauseForKafka;
+    this.metrics =
+        new ServiceBusMetrics(
+            registry, entity.name(), inFlight::get, () -> halted.getAsBoolean() ? 1 : 0);
+    this.processor = processorFactory.apply(this);
+  }
+
+  ServiceBusConfig.Entity entity() {
+    return entity;
+  }
+
+  synchronized void start() {
+    if (!closed) {
+      processor.start();
+    }
+  }
+
+  /** Stops pulling; {@link #start()} resumes on a new link. */
+  synchronized void stop() {
+    if (!closed) {
+      processor.stop();
+    }
+  }
+
+  synchronized void close() {
+    closed = true;
+    processor.close();
+  }
+
+  /** Waits until no callback runs, at most until {@code deadlineNanos}; true if idle. */
+  boolean awaitIdle(long deadlineNanos) throws InterruptedException {
+    synchronized (idle) {
+      long left;
+      while (inFlight.get() > 0 && (left = deadlineNanos - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(idle, left);
+      }
+      return inFlight.get() == 0;
+    }
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  void processMessage(ServiceBusReceivedMessageContext context) {
+    inFlight.incrementAndGet();
+    try {
+      metrics.received();
+      if (halted.getAsBoolean()) {
+        settle(context, new Abandon("paused", "pulling is paused or closing"));
+        return;
+      }
+      settle(context, relay(toReceivedMessage(context.getMessage())));
+    } finally {
+      if (inFlight.decrementAndGet() == 0) {
+        synchronized (idle) {
+          idle.notifyAll();
+        }
+      }
+    }
+  }
+
+  private Settlement relay(ReceivedMessage message) {
+    long start = System.nanoTime();
+    try {
+      Settlement settlement =
+          useCase
+              .relay(message)
+              .toCompletableFuture()
+              .get(settleTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (settlement instanceof Complete) {
+        metrics.kafkaAck(Duration.ofNanos(System.nanoTime() - start));
+      }
+      return settlement;
+    } catch (TimeoutException e) {
+      return new Abandon("settle-timeout", "no Kafka ack within " + settleTimeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Abandon("interrupted", "interrupted while waiting for Kafka");
+    } catch (ExecutionException | RuntimeException e) {
+      LOG.warn("relaying a message from {} failed unexpectedly", entity.entityPath(), e);
+      return new Abandon("error", String.valueOf(e));
+    }
+  }
+
+  private void settle(ServiceBusReceivedMessageContext context, Settlement settlement) {
+    ServiceBusReceivedMessage message = context.getMessage();
+    try {
+      if (settlement instanceof Complete) {
+        context.complete();
+        metrics.completed();
+      } else if (settlement instanceof Abandon abandon) {
+        if (KAFKA_DOWN.contains(abandon.reason())) {
+          // Before the abandon, so the redelivery that may follow at once is not written.
+          pauseForKafka.accept(abandon.reason());
+        }
+        context.abandon();
+        metrics.abandoned(abandon.reason());
+      } else if (settlement instanceof DeadLetter dead) {
+        context.deadLetter(
+            new DeadLetterOptions()
+                .setDeadLetterReason(dead.reason())
+                .setDeadLetterErrorDescription(dead.description()));
+        metrics.deadLettered(dead.reason());
+        LOG.warn(
+            "dead-lettered message {} (sequence {}) of {}: {} {}",
+            message.getMessageId(),
+            message.getSequenceNumber(),
+            entity.entityPath(),
+            dead.reason(),
+            dead.description());
+      }
+    } catch (ServiceBusException e) {
+      if (LOCK_LOST.contains(e.getReason())) {
+        // Redelivered later; if it reached Kafka, the topology's dedup absorbs the second copy.
+        metrics.lockLost();
+        LOG.info(
+            "lock lost before settling message {} (sequence {}) of {} as {}",
+            message.getMessageId(),
+            message.getSequenceNumber(),
+            entity.entityPath(),
+            settlement.getClass().getSimpleName());
+      } else {
+        LOG.warn(
+            "settling message {} of {} failed; it will be redelivered",
+            message.getSequenceNumber(),
+            entity.entityPath(),
+            e);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "settling message {} of {} failed; it will be redelivered",
+          message.getSequenceNumber(),
+          entity.entityPath(),
+          e);
+    }
+  }
+
+  void processError(ServiceBusErrorContext context) {
+    Throwable error = context.getException();
+    if (error instanceof ServiceBusException e && FATAL.contains(e.getReason())) {
+      LOG.error(
+          "entity {} cannot be served ({}): check its name and the bridge's rights",
+          entity.entityPath(),
+          e.getReason(),
+          e);
+    } else {
+      LOG.warn(
+          "transient error on entity {} ({}), the processor retries: {}",
+          entity.entityPath(),
+          context.getErrorSource(),
+          String.valueOf(error));
+    }
+  }
+
+  private ReceivedMessage toReceivedMessage(ServiceBusReceivedMessage message) {
+    Map<String, Object> properties = message.getApplicationProperties();
+    return new ReceivedMessage(
+        entity.name(),
+        entity.entityPath(),
+        message.getMessageId(),
+        message.getSequenceNumber(),
+        message.getEnqueuedTime(),
+        message.getDeliveryCount(),
+        message.getSessionId(),
+        message.getPartitionKey(),
+        message.getCorrelationId(),
+        message.getSubject(),
+        message.getContentType(),
+        properties == null ? Map.of() : Collections.unmodifiableMap(new HashMap<>(properties)),
+        message.getBody().toBytes());
+  }
+}

@@ -1,0 +1,245 @@
+package dev.turnstile.bridge.adapter.servicebus;
+
+import com.azure.core.amqp.AmqpRetryOptions;
+import com.azure.identity.DefaultAzureCredentialBuilder;
+import com.azure.messaging.servicebus.ServiceBusClientBuilder;
+import com.azure.messaging.servicebus.ServiceBusProcessorClient;
+import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
+import dev.turnstile.bridge.config.ServiceBusConfig;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Receives from every configured Service Bus entity in peek-lock mode, auto-complete off, and
+ * relays each message through the use case.
+ *
+ * <p>When Kafka cannot take a write, the source pauses: new deliveries are abandoned unwritten,
+ * running callbacks finish, every processor client stops, and it starts again by itself once Kafka
+ * answered a readiness check that began after the pause. So an outage costs a message a delivery or
+ * two, not a trip through its delivery count to the dead-letter queue.
+ *
+ * <p>{@link #close(Duration)} stops taking messages, waits for running callbacks, then closes the
+ * clients (7.17.x disposes the receiver under running callbacks, Azure/azure-sdk-for-java#45716).
+ */
+public final class ServiceBusMessageSource implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceBusMessageSource.class);
+
+  private enum State {
+    RUNNING,
+    PAUSED,
+    CLOSING
+  }
+
+  private final ServiceBusConfig config;
+  private final LongPredicate kafkaReachableSince;
+  private final List<ServiceBusEntityReceiver> receivers = new ArrayList<>();
+  private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
+  private final ScheduledExecutorService control;
+  private volatile long pausedAtNanos;
+
+  private ServiceBusMessageSource(ServiceBusConfig config, LongPredicate kafkaReachableSince) {
+    this.config = config;
+    this.kafkaReachableSince = kafkaReachableSince;
+    this.control =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "turnstile-servicebus-control");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /**
+   * Builds one processor client per entity and starts them.
+   *
+   * @param kafkaReachableSince whether Kafka answered a readiness check that started at or after
+   *     the given {@link System#nanoTime()}
+   * @param retryOptions the SDK's retry options for every operation (connect, receive, settle)
+   */
+  public static ServiceBusMessageSource start(
+      ServiceBusConfig config,
+      RelayServiceBusMessageUseCase useCase,
+      LongPredicate kafkaReachableSince,
+      MeterRegistry registry,
+      AmqpRetryOptions retryOptions) {
+    ServiceBusMessageSource source = new ServiceBusMessageSource(config, kafkaReachableSince);
+    ServiceBusClientBuilder client = clientBuilder(config).retryOptions(retryOptions);
+    for (ServiceBusConfig.Entity entity : config.entities()) {
+      source.receivers.add(
+          new ServiceBusEntityReceiver(
+              entity,
+              useCase,
+              config.settleTimeout(),
+              source::halted,
+              source::pauseForKafka,
+              receiver -> processor(client, entity, receiver),
+              registry));
+    }
+    source.receivers.forEach(ServiceBusEntityReceiver::start);
+    LOG.info(
+        "receiving from Service Bus {}: {}",
+        config.namespace(),
+        config.entities().stream().map(ServiceBusConfig.Entity::entityPath).toList());
+    return source;
+  }
+
+  /** With the SDK's default retry options. */
+  public static ServiceBusMessageSource start(
+      ServiceBusConfig config,
+      RelayServiceBusMessageUseCase useCase,
+      LongPredicate kafkaReachableSince,
+      MeterRegistry registry) {
+    return start(config, useCase, kafkaReachableSince, registry, new AmqpRetryOptions());
+  }
+
+  private static ServiceBusClientBuilder clientBuilder(ServiceBusConfig config) {
+    ServiceBusClientBuilder builder = new ServiceBusClientBuilder();
+    if (config.connectionString() != null) {
+      return builder.connectionString(config.connectionString());
+    }
+    return builder.credential(config.namespace(), new DefaultAzureCredentialBuilder().build());
+  }
+
+  private static ServiceBusProcessorClient processor(
+      ServiceBusClientBuilder client,
+      ServiceBusConfig.Entity entity,
+      ServiceBusEntityReceiver receiver) {
+    if (entity.sessions()) {
+      var builder =
+          client
+              .sessionProcessor()
+              .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+              .disableAutoComplete()
+              .prefetchCount(entity.prefetch())
+              .maxConcurrentSessions(entity.maxConcurrentSessions())
+              .maxConcurrentCalls(entity.maxConcurrentCalls())
+              .maxAutoLockRenewDuration(entity.maxAutoLockRenew())
+              .processMessage(receiver::processMessage)
+              .processError(receiver::processError);
+      if (entity.queue() != null) {
+        builder.queueName(entity.queue());
+      } else {
+        builder.topicName(entity.topic()).subscriptionName(entity.subscription());
+      }
+      return builder.buildProcessorClient();
+    }
+    var builder =
+        client
+            .processor()
+            .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
+            .disableAutoComplete()
+            .prefetchCount(entity.prefetch())
+            .maxConcurrentCalls(entity.maxConcurrentCalls())
+            .maxAutoLockRenewDuration(entity.maxAutoLockRenew())
+            .processMessage(receiver::processMessage)
+            .processError(receiver::processError);
+    if (entity.queue() != null) {
+      builder.queueName(entity.queue());
+    } else {
+      builder.topicName(entity.topic()).subscriptionName(entity.subscription());
+    }
+    return builder.buildProcessorClient();
+  }
+
+  /** Whether pulling is paused because Kafka could not take a write. */
+  public boolean paused() {
+    return state.get() == State.PAUSED;
+  }
+
+  private boolean halted() {
+    return state.get() != State.RUNNING;
+  }
+
+  private void pauseForKafka(String reason) {
+    if (!state.compareAndSet(State.RUNNING, State.PAUSED)) {
+      return;
+    }
+    pausedAtNanos = System.nanoTime();
+    LOG.warn("Kafka cannot take writes ({}): pausing every Service Bus receiver", reason);
+    control.execute(this::stopAll);
+  }
+
+  private void stopAll() {
+    long deadline = System.nanoTime() + config.settleTimeout().toNanos();
+    try {
+      for (ServiceBusEntityReceiver receiver : receivers) {
+        if (!receiver.awaitIdle(deadline)) {
+          LOG.warn("{} callbacks still running on {}", receiver.inFlight(), receiver.entity());
+        }
+        if (state.get() == State.PAUSED) {
+          receiver.stop();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    scheduleResumeCheck();
+  }
+
+  private void scheduleResumeCheck() {
+    control.schedule(
+        this::resumeIfKafkaIsBack, config.resumeCheckInterval().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void resumeIfKafkaIsBack() {
+    if (state.get() != State.PAUSED) {
+      return;
+    }
+    if (!kafkaReachableSince.test(pausedAtNanos)) {
+      scheduleResumeCheck();
+      return;
+    }
+    if (state.compareAndSet(State.PAUSED, State.RUNNING)) {
+      LOG.info("Kafka is back: resuming every Service Bus receiver");
+      receivers.forEach(ServiceBusEntityReceiver::start);
+    }
+  }
+
+  /**
+   * Stops taking messages, waits up to {@code timeout} for running callbacks (each waits at most
+   * the settle timeout for Kafka), then closes the clients. Call before closing the publisher.
+   */
+  public void close(Duration timeout) {
+    state.set(State.CLOSING);
+    control.shutdownNow();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      control.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      for (ServiceBusEntityReceiver receiver : receivers) {
+        if (!receiver.awaitIdle(deadline)) {
+          LOG.warn(
+              "closing {} with {} callbacks still running; their messages are redelivered",
+              receiver.entity().entityPath(),
+              receiver.inFlight());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (ServiceBusEntityReceiver receiver : receivers) {
+      try {
+        receiver.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing the receiver of {} failed", receiver.entity().entityPath(), e);
+      }
+    }
+    LOG.info("Service Bus receivers closed");
+  }
+
+  @Override
+  public void close() {
+    close(config.settleTimeout().plusSeconds(1));
+  }
+}

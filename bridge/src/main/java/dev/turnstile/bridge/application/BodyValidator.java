@@ -1,0 +1,14 @@
+package dev.turnstile.bridge.application;
+
+import java.util.Optional;
+
+/** Checks a message body against a contract, e.g. a JSON Schema. */
+@FunctionalInterface
+public interface BodyValidator {
+
+  /** Accepts every body. */
+  BodyValidator NONE = body -> Optional.empty();
+
+  /** What is wrong with the body, human-readable, or empty when it is valid. */
+  Optional<String> violation(byte[] body);
+}

@@ -1,0 +1,87 @@
+package dev.turnstile.bridge.port.in;
+
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Use case: relay one Service Bus message, received in peek-lock mode, to Kafka and say how the
+ * receiver must settle it.
+ *
+ * <p>The stage completes (never fails) with {@link Complete} once Kafka acknowledged the write,
+ * {@link Abandon} when a retry can succeed (Kafka saturated or unavailable: the caller should also
+ * stop pulling until Kafka is back), or {@link DeadLetter} when the message can never be written as
+ * it is.
+ */
+public interface RelayServiceBusMessageUseCase {
+
+  CompletionStage<Settlement> relay(ReceivedMessage message);
+
+  /**
+   * A received message with what the bridge needs of it; no SDK types.
+   *
+   * @param entity the configured entity name ({@code bridge.servicebus.entity.<name>})
+   * @param entityPath {@code queue} or {@code topic/subscriptions/sub}
+   * @param messageId sender's message ID, or {@code null}
+   * @param sequenceNumber the entity's sequence number
+   * @param enqueuedTime when Service Bus accepted it
+   * @param deliveryCount as the SDK reports it (0 on first delivery)
+   * @param sessionId session ID or {@code null}
+   * @param partitionKey partition key or {@code null}
+   * @param correlationId correlation ID or {@code null}
+   * @param subject subject (label) or {@code null}
+   * @param contentType content type or {@code null}
+   * @param applicationProperties application properties, values as the SDK decoded them
+   * @param body the body bytes, unchanged
+   */
+  record ReceivedMessage(
+      String entity,
+      String entityPath,
+      String messageId,
+      long sequenceNumber,
+      OffsetDateTime enqueuedTime,
+      long deliveryCount,
+      String sessionId,
+      String partitionKey,
+      String correlationId,
+      String subject,
+      String contentType,
+      Map<String, Object> applicationProperties,
+      byte[] body) {}
+
+  /** How to settle the message. */
+  sealed interface Settlement permits Complete, Abandon, DeadLetter {}
+
+  /** Kafka acknowledged it at these coordinates: complete the message. */
+  record Complete(String eventId, String topic, int partition, long offset) implements Settlement {}
+
+  /**
+   * Not written for a reason a retry can fix: abandon the message and stop pulling until Kafka is
+   * back, so the delivery count does not run up to the dead-letter queue.
+   *
+   * @param reason short kebab-case slug: {@code saturated}, {@code unavailable}
+   */
+  record Abandon(String reason, String detail) implements Settlement {}
+
+  /**
+   * Can never be written as it is: dead-letter it.
+   *
+   * @param reason the {@code DeadLetterReason}, one of {@link DeadLetterReasons}
+   * @param description the {@code DeadLetterErrorDescription}, human-readable
+   */
+  record DeadLetter(String reason, String description) implements Settlement {}
+
+  /** The {@code DeadLetterReason} values the bridge writes. */
+  final class DeadLetterReasons {
+    /** The configured key is missing and {@code key-required} is true. */
+    public static final String MISSING_KEY = "MissingKey";
+
+    /** The body does not satisfy the entity's JSON Schema (or is not JSON). */
+    public static final String SCHEMA_VIOLATION = "SchemaViolation";
+
+    /** Kafka refused the record for good, e.g. larger than it accepts. */
+    public static final String KAFKA_REJECTED = "KafkaRejected";
+
+    private DeadLetterReasons() {}
+  }
+}
