@@ -5,6 +5,7 @@ import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -114,7 +115,7 @@ final class Demo {
             TopicCatalogue.DEVICE_SESSIONS.name(prefix),
             read -> read.size() >= expected.opened() + expected.closed(),
             OUTPUT_TIMEOUT);
-    awaitTopologyCaughtUp(stack);
+    awaitTopologyCaughtUp(stack, TopicCatalogue.DEVICE_EVENTS_RAW);
     List<ConsumerRecord<String, byte[]>> rejected =
         TopicReader.readUntil(
             bootstrap, TopicCatalogue.REJECTED_EVENTS.name(prefix), read -> true, OUTPUT_TIMEOUT);
@@ -244,10 +245,10 @@ final class Demo {
     return refused;
   }
 
-  /** Waits until the topology's committed offsets reach the end of the raw topic. */
-  private void awaitTopologyCaughtUp(LocalStack stack)
+  /** Waits until the topology's committed offsets reach the end of {@code input}. */
+  private void awaitTopologyCaughtUp(LocalStack stack, Topic input)
       throws InterruptedException, ExecutionException {
-    String topic = TopicCatalogue.DEVICE_EVENTS_RAW.name(stack.topologyConfig().topicPrefix());
+    String topic = input.name(stack.topologyConfig().topicPrefix());
     try (Admin admin =
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {
@@ -259,7 +260,7 @@ final class Demo {
                 .partitionsToOffsetAndMetadata()
                 .get();
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < TopicCatalogue.DEVICE_EVENTS_RAW.partitions(); p++) {
+        for (int p = 0; p < input.partitions(); p++) {
           latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
         var ends = admin.listOffsets(latest).all().get();

@@ -5,6 +5,7 @@ import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
+import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
@@ -25,8 +26,12 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 final class LocalStack implements AutoCloseable {
 
+  /** The Service Bus queue the back office publishes billing messages to. */
+  static final String BILLING_QUEUE = "billing";
+
   private final Path home;
   private final EmbeddedKafka kafka;
+  private final ServiceBusDouble serviceBus;
   private final TopologyApplication topology;
   private final TopologyConfig topologyConfig;
   private final BridgeApplication bridge;
@@ -34,11 +39,13 @@ final class LocalStack implements AutoCloseable {
   private LocalStack(
       Path home,
       EmbeddedKafka kafka,
+      ServiceBusDouble serviceBus,
       TopologyConfig topologyConfig,
       TopologyApplication topology,
       BridgeApplication bridge) {
     this.home = home;
     this.kafka = kafka;
+    this.serviceBus = serviceBus;
     this.topologyConfig = topologyConfig;
     this.topology = topology;
     this.bridge = bridge;
@@ -70,13 +77,32 @@ final class LocalStack implements AutoCloseable {
       throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
     }
 
+    ServiceBusDouble serviceBus = ServiceBusDouble.start();
+    serviceBus.createQueue(BILLING_QUEUE);
+
     Map<String, String> bridgeValues = new HashMap<>();
     bridgeValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
     bridgeValues.put("bridge.http.host", "127.0.0.1");
     bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
+    bridgeValues.putAll(serviceBusEntity(serviceBus));
     bridgeValues.putAll(overrides);
     BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
-    return new LocalStack(home, kafka, topologyConfig, topology, bridge);
+    return new LocalStack(home, kafka, serviceBus, topologyConfig, topology, bridge);
+  }
+
+  /** The bridge reads the billing queue of the double, keyed and merge-keyed by session id. */
+  private static Map<String, String> serviceBusEntity(ServiceBusDouble serviceBus) {
+    return Map.of(
+        "bridge.servicebus.connection-string",
+        serviceBus.connectionString(),
+        "bridge.servicebus.local-mode",
+        "true",
+        "bridge.servicebus.entities",
+        BILLING_QUEUE,
+        "bridge.servicebus.entity." + BILLING_QUEUE + ".queue",
+        BILLING_QUEUE,
+        "bridge.servicebus.entity." + BILLING_QUEUE + ".key",
+        "property:" + BillingPublisher.MERGE_KEY_PROPERTY);
   }
 
   private static NewTopic newTopic(Topic topic) {
@@ -99,6 +125,10 @@ final class LocalStack implements AutoCloseable {
     return bridge;
   }
 
+  ServiceBusDouble serviceBus() {
+    return serviceBus;
+  }
+
   int httpPort() {
     return bridge.httpPort();
   }
@@ -114,6 +144,7 @@ final class LocalStack implements AutoCloseable {
   @Override
   public void close() {
     bridge.close();
+    serviceBus.close();
     topology.close();
     kafka.close();
     try (Stream<Path> files = Files.walk(home)) {
