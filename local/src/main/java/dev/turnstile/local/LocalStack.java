@@ -102,7 +102,9 @@ final class LocalStack implements AutoCloseable {
         "bridge.servicebus.entity." + BILLING_QUEUE + ".queue",
         BILLING_QUEUE,
         "bridge.servicebus.entity." + BILLING_QUEUE + ".key",
-        "property:" + BillingPublisher.MERGE_KEY_PROPERTY);
+        "property:" + BillingPublisher.MERGE_KEY_PROPERTY,
+        "bridge.servicebus.entity." + BILLING_QUEUE + ".max-concurrent-calls",
+        "8");
   }
 
   private static NewTopic newTopic(Topic topic) {

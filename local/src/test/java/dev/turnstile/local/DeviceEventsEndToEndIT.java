@@ -51,5 +51,10 @@ class DeviceEventsEndToEndIT {
         .isEqualTo(figures.get("duplicatesInjected").asLong())
         .isGreaterThan(100);
     assertThat(figures.get("rejected").asLong()).isZero();
+    // Billing on Service Bus: lost completes put copies in Kafka; one settled session per row.
+    assertThat(figures.get("billingRedelivered").asLong()).isPositive();
+    assertThat(figures.get("billingDuplicatesDropped").asLong())
+        .isEqualTo(figures.get("billingRedelivered").asLong());
+    assertThat(figures.get("settledSessions").asLong()).isEqualTo(400);
   }
 }
