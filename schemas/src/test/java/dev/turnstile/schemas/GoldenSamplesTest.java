@@ -3,9 +3,9 @@ package dev.turnstile.schemas;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.schemas.contract.GoldenSamples;
-import dev.turnstile.schemas.contract.GoldenSamples.Sample;
-import dev.turnstile.schemas.contract.SchemaValidator;
+import dev.turnstile.contracttest.GoldenSamples;
+import dev.turnstile.contracttest.GoldenSamples.Sample;
+import dev.turnstile.contracttest.SchemaValidator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.turnstile.schemas.contract;
+package dev.turnstile.contracttest;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.turnstile.schemas.contract;
+package dev.turnstile.contracttest;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package dev.turnstile.schemas.contract;
+package dev.turnstile.contracttest;
 
 import io.cloudevents.CloudEvent;
 import io.cloudevents.SpecVersion;

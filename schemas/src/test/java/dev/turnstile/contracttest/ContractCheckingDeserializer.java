@@ -1,4 +1,4 @@
-package dev.turnstile.schemas.contract;
+package dev.turnstile.contracttest;
 
 import dev.turnstile.schemas.Topic;
 import org.apache.kafka.common.header.Headers;
