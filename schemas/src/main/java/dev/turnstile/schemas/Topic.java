@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param key what the record key holds
  * @param valueSchema classpath resource of the value's JSON Schema (2020-12); null when the value
  *     is opaque to Turnstile (a raw Service Bus body)
+ * @param writtenBy the process that writes it: {@code bridge} or {@code topology}
  */
 public record Topic(
     String baseName,
@@ -25,10 +26,12 @@ public record Topic(
     Duration retention,
     String cleanupPolicy,
     String key,
-    String valueSchema) {
+    String valueSchema,
+    String writtenBy) {
 
   public Topic {
     Objects.requireNonNull(baseName, "baseName");
+    Objects.requireNonNull(writtenBy, "writtenBy");
     if (!baseName.matches("[a-z0-9-]+\\.[a-z0-9-]+\\.v[0-9]+")
         && !baseName.matches("[a-z0-9-]+\\.v[0-9]+")) {
       throw new IllegalArgumentException(
@@ -42,6 +45,15 @@ public record Topic(
   /** The full topic name with the deployment's prefix ({@code ""} for none). */
   public String name(String prefix) {
     return prefix == null ? baseName : prefix + baseName;
+  }
+
+  /** The value schema's name, e.g. {@code device-event.v1}; null when the value has none. */
+  public String valueSchemaName() {
+    if (valueSchema == null) {
+      return null;
+    }
+    String file = valueSchema.substring(valueSchema.lastIndexOf('/') + 1);
+    return file.substring(0, file.length() - ".schema.json".length());
   }
 
   /** Retention in milliseconds as Kafka's {@code retention.ms} wants it; -1 for forever. */

@@ -18,7 +18,8 @@ public final class TopicCatalogue {
           Duration.ofDays(14),
           "delete",
           "deviceId",
-          "dev/turnstile/schemas/device-event.v1.schema.json");
+          "dev/turnstile/schemas/device-event.v1.schema.json",
+          "bridge");
 
   /** Session lifecycle: opened, closed, superseded, expired. Key: {@code deviceId}. */
   public static final Topic DEVICE_SESSIONS =
@@ -29,7 +30,8 @@ public final class TopicCatalogue {
           Duration.ofDays(30),
           "delete",
           "deviceId",
-          "dev/turnstile/schemas/device-session-event.v1.schema.json");
+          "dev/turnstile/schemas/device-session-event.v1.schema.json",
+          "topology");
 
   /** Events a rule refused, with a machine-readable reason. Key: the source's key. */
   public static final Topic REJECTED_EVENTS =
@@ -40,7 +42,8 @@ public final class TopicCatalogue {
           Duration.ofDays(30),
           "delete",
           "the rejected record's key (deviceId for device events)",
-          "dev/turnstile/schemas/rejected-event.v1.schema.json");
+          "dev/turnstile/schemas/rejected-event.v1.schema.json",
+          "topology");
 
   /**
    * Service Bus messages as the bridge received them, duplicates included: the body unchanged
@@ -56,7 +59,8 @@ public final class TopicCatalogue {
           Duration.ofDays(14),
           "delete",
           "configured per Service Bus entity (billing: sessionId)",
-          null);
+          null,
+          "bridge");
 
   /**
    * Patches on their way to the merge stage, re-keyed by merge key so that every patch of one key,
@@ -71,7 +75,8 @@ public final class TopicCatalogue {
           Duration.ofDays(7),
           "delete",
           "mergeKey",
-          "dev/turnstile/schemas/merge-input.v1.schema.json");
+          "dev/turnstile/schemas/merge-input.v1.schema.json",
+          "topology");
 
   /** Each merge's result: the merged document and its deterministic id. Key: the merge key. */
   public static final Topic MERGE_RESULTS =
@@ -82,7 +87,8 @@ public final class TopicCatalogue {
           Duration.ofDays(30),
           "delete",
           "mergeKey",
-          "dev/turnstile/schemas/merge-result.v1.schema.json");
+          "dev/turnstile/schemas/merge-result.v1.schema.json",
+          "topology");
 
   /**
    * Complete merged documents with derived fields, once per distinct content (by default a settled
@@ -96,7 +102,8 @@ public final class TopicCatalogue {
           Duration.ofDays(30),
           "delete",
           "mergeKey",
-          "dev/turnstile/schemas/post-merge.v1.schema.json");
+          "dev/turnstile/schemas/post-merge.v1.schema.json",
+          "topology");
 
   public static final List<Topic> ALL =
       List.of(

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -291,7 +292,7 @@ class DeviceEventsHttpIT {
         .until(
             () -> {
               synchronized (records) {
-                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+                consumer.poll(Duration.ofMillis(100)).forEach(DeviceEventsHttpIT::addChecked);
                 return records.stream()
                     .filter(r -> deviceId.equals(r.key()) && eventId.equals(r.value().getId()))
                     .findFirst()
@@ -299,6 +300,17 @@ class DeviceEventsHttpIT {
               }
             },
             r -> r != null);
+  }
+
+  /**
+   * Every raw record the bridge wrote and this test reads is a CloudEvent (the consumer's value
+   * deserializer is the standard CloudEventDeserializer) whose data validates against the schema
+   * the catalogue names for the topic.
+   */
+  private static void addChecked(ConsumerRecord<String, CloudEvent> record) {
+    SchemaValidator.assertValid(
+        TopicCatalogue.DEVICE_EVENTS_RAW.valueSchema(), record.value().getData().toBytes());
+    records.add(record);
   }
 
   private static String header(ConsumerRecord<?, ?> record, String name) {

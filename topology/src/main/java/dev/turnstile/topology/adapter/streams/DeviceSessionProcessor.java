@@ -6,6 +6,7 @@ import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.domain.session.DeviceSessions;
 import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.domain.session.Outcome;
@@ -49,9 +50,6 @@ import org.apache.kafka.streams.state.Stores;
  * sink from seeing it twice and the merge child from seeing other session events.
  */
 final class DeviceSessionProcessor implements Processor<String, byte[], String, byte[]> {
-
-  private static final String SESSION_SCHEMA =
-      "https://turnstile.dev/schemas/device-session-event.v1.schema.json";
 
   private final SessionPolicy policy;
   private final Duration punctuateInterval;
@@ -194,11 +192,11 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
               eventSerde.write(event),
               timestamp,
               OutputHeaders.cloudEvent(
+                  TopicCatalogue.DEVICE_SESSIONS,
                   event.sessionId() + "/" + type,
                   "dev.turnstile.device-session." + type + ".v1",
                   deviceId,
-                  Instant.ofEpochMilli(timestamp),
-                  SESSION_SCHEMA));
+                  Instant.ofEpochMilli(timestamp)));
       context.forward(out, Names.DEVICE_SESSIONS_SINK);
       if (mergeClosedSessions && SessionMergeInputProcessor.isMergeable(event)) {
         context.forward(out, Names.SESSION_MERGE_INPUT);

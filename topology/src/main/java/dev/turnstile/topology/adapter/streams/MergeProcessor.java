@@ -2,6 +2,7 @@ package dev.turnstile.topology.adapter.streams;
 
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.domain.merge.MergeOutcome;
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.merge.MergeState;
@@ -38,8 +39,6 @@ import org.slf4j.LoggerFactory;
 final class MergeProcessor implements Processor<String, byte[], String, byte[]> {
 
   private static final Logger LOG = LoggerFactory.getLogger(MergeProcessor.class);
-  private static final String RESULT_SCHEMA =
-      "https://turnstile.dev/schemas/merge-result.v1.schema.json";
   static final String RESULT_TYPE = "dev.turnstile.merge-result.v1";
 
   private final int maxPatches;
@@ -145,11 +144,11 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
             value,
             record.timestamp(),
             OutputHeaders.cloudEvent(
+                TopicCatalogue.MERGE_RESULTS,
                 result.mergeResultId(),
                 RESULT_TYPE,
                 result.mergeKey(),
-                Instant.ofEpochMilli(record.timestamp()),
-                RESULT_SCHEMA)),
+                Instant.ofEpochMilli(record.timestamp()))),
         Names.MERGE_RESULTS_SINK);
   }
 

@@ -1,37 +1,55 @@
 package dev.turnstile.topology.adapter.streams;
 
-import dev.turnstile.schemas.CloudEventHeaders;
-import java.nio.charset.StandardCharsets;
+import dev.turnstile.schemas.Topic;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import io.cloudevents.kafka.KafkaMessageFactory;
+import java.net.URI;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * CloudEvents 1.0 attributes for the topology's outputs, Kafka binary content mode ({@code ce_*}
- * headers, JSON data as the value).
+ * CloudEvents 1.0 attributes for the topology's outputs in the Kafka protocol binding, binary
+ * content mode: the cloudevents-kafka writer turns a {@link CloudEvent} into {@code ce_*} and
+ * {@code content-type} headers, so the encoding is the binding's, not ours; the JSON data is the
+ * record value, which the processors set themselves.
  */
 final class OutputHeaders {
 
   static final String SOURCE = "/turnstile/topology";
+  static final String SCHEMA_BASE = "https://turnstile.dev/schemas/";
+  private static final URI SOURCE_URI = URI.create(SOURCE);
 
   private OutputHeaders() {}
 
-  static Headers cloudEvent(String id, String type, String subject, Instant time, String schema) {
-    RecordHeaders headers = new RecordHeaders();
-    add(headers, CloudEventHeaders.SPEC_VERSION, "1.0");
-    add(headers, CloudEventHeaders.ID, id);
-    add(headers, CloudEventHeaders.SOURCE, SOURCE);
-    add(headers, CloudEventHeaders.TYPE, type);
-    add(headers, CloudEventHeaders.TIME, time.toString());
-    if (subject != null) {
-      add(headers, CloudEventHeaders.SUBJECT, subject);
-    }
-    add(headers, CloudEventHeaders.DATA_SCHEMA, schema);
-    add(headers, CloudEventHeaders.CONTENT_TYPE, "application/json");
-    return headers;
+  /**
+   * The headers of one output record of {@code topic}; {@code ce_dataschema} is the {@code $id} of
+   * the schema the catalogue names for it.
+   *
+   * @param subject {@code ce_subject}, omitted when null
+   */
+  static Headers cloudEvent(Topic topic, String id, String type, String subject, Instant time) {
+    CloudEvent event =
+        CloudEventBuilder.v1()
+            .withId(id)
+            .withSource(SOURCE_URI)
+            .withType(type)
+            .withTime(time.atOffset(ZoneOffset.UTC))
+            .withSubject(subject)
+            .withDataContentType("application/json")
+            .withDataSchema(dataSchema(topic))
+            .build();
+    // The topic only names the ProducerRecord the writer builds; the headers do not depend on it.
+    Headers written =
+        KafkaMessageFactory.createWriter(topic.baseName()).writeBinary(event).headers();
+    return new RecordHeaders(written.toArray());
   }
 
-  private static void add(Headers headers, String name, String value) {
-    headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+  /** The schema's {@code $id}: its resource file name under {@value #SCHEMA_BASE}. */
+  static URI dataSchema(Topic topic) {
+    String resource = topic.valueSchema();
+    return URI.create(SCHEMA_BASE + resource.substring(resource.lastIndexOf('/') + 1));
   }
 }

@@ -3,6 +3,7 @@ package dev.turnstile.topology.adapter.streams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.security.MessageDigest;
@@ -41,8 +42,6 @@ import org.slf4j.LoggerFactory;
 final class PostMergeProcessor implements Processor<String, byte[], String, byte[]> {
 
   private static final Logger DUPLICATES = LoggerFactory.getLogger("dev.turnstile.duplicates");
-  private static final String OUTPUT_SCHEMA =
-      "https://turnstile.dev/schemas/post-merge.v1.schema.json";
   static final String OUTPUT_TYPE = "dev.turnstile.post-merge.v1";
 
   private final PostMergeStep step;
@@ -119,11 +118,11 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
             resultSerde.write(output.get()),
             timestamp,
             OutputHeaders.cloudEvent(
+                TopicCatalogue.POST_MERGE,
                 result.mergeResultId(),
                 OUTPUT_TYPE,
                 result.mergeKey(),
-                Instant.ofEpochMilli(timestamp),
-                OUTPUT_SCHEMA)),
+                Instant.ofEpochMilli(timestamp))),
         Names.POST_MERGE_SINK);
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectedEvent;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.TopicCatalogue;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Base64;
@@ -16,9 +17,6 @@ final class Rejections {
   private static final JsonSerde<RejectedEvent> SERDE = new JsonSerde<>(RejectedEvent.class);
 
   private Rejections() {}
-
-  private static final String SCHEMA =
-      "https://turnstile.dev/schemas/rejected-event.v1.schema.json";
 
   /**
    * A {@code rejected-events.v1} record for an input record or, from a punctuator, for an event
@@ -48,7 +46,11 @@ final class Rejections {
         value(reason, detail, stage, key, eventId, source, originalValue, originalJson, nowMillis),
         timestamp,
         OutputHeaders.cloudEvent(
-            id, "dev.turnstile.rejected-event.v1", key, Instant.ofEpochMilli(nowMillis), SCHEMA));
+            TopicCatalogue.REJECTED_EVENTS,
+            id,
+            "dev.turnstile.rejected-event.v1",
+            key,
+            Instant.ofEpochMilli(nowMillis)));
   }
 
   private static byte[] value(

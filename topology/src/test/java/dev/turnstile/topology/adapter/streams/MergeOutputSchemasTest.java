@@ -5,18 +5,8 @@ import static dev.turnstile.schemas.DeviceEventType.Started;
 import static dev.turnstile.topology.adapter.streams.TopologyFixture.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.schemas.TopicCatalogue;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
-import io.vertx.json.schema.Draft;
-import io.vertx.json.schema.JsonSchema;
-import io.vertx.json.schema.JsonSchemaOptions;
-import io.vertx.json.schema.OutputFormat;
-import io.vertx.json.schema.OutputUnit;
-import io.vertx.json.schema.Validator;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,7 +15,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The merge stages' outputs match the JSON Schemas the topic catalogue names. */
+/**
+ * The merge stages' outputs match the JSON Schemas the topic catalogue names. The fixture checks
+ * every output topic it reads; the internal {@code merge-inputs.v1} is checked here.
+ */
 class MergeOutputSchemasTest {
 
   @TempDir Path stateDir;
@@ -44,39 +37,15 @@ class MergeOutputSchemasTest {
       topology.sendServiceBus("r1", "m2", 8, null, bytes(MergeTopologyTest.BILLING));
 
       assertValid(TopicCatalogue.MERGE_INPUTS.valueSchema(), mergeInputs.readValuesToList(), 2);
-      assertValid(
-          TopicCatalogue.MERGE_RESULTS.valueSchema(), topology.mergeResults.readValuesToList(), 2);
-      assertValid(
-          TopicCatalogue.POST_MERGE.valueSchema(), topology.postMerge.readValuesToList(), 1);
-      assertValid(
-          TopicCatalogue.REJECTED_EVENTS.valueSchema(), topology.rejected.readValuesToList(), 1);
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
+      assertThat(topology.postMerge.readValuesToList()).hasSize(1);
+      assertThat(topology.rejected.readValuesToList()).hasSize(1);
     }
   }
 
   private static void assertValid(String resource, List<byte[]> values, int expected) {
     assertThat(values).hasSize(expected);
-    Validator validator = validator(resource);
-    for (byte[] value : values) {
-      OutputUnit result = validator.validate(new JsonObject(Buffer.buffer(value)));
-      assertThat(result.getValid())
-          .as("%s against %s: %s", new String(value, StandardCharsets.UTF_8), resource, result)
-          .isTrue();
-    }
-  }
-
-  private static Validator validator(String resource) {
-    try (InputStream in =
-        MergeOutputSchemasTest.class.getClassLoader().getResourceAsStream(resource)) {
-      JsonObject schema = new JsonObject(Buffer.buffer(in.readAllBytes()));
-      return Validator.create(
-          JsonSchema.of(schema),
-          new JsonSchemaOptions()
-              .setDraft(Draft.DRAFT202012)
-              .setBaseUri(schema.getString("$id"))
-              .setOutputFormat(OutputFormat.Basic));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    values.forEach(value -> SchemaValidator.assertValid(resource, value));
   }
 
   private static byte[] bytes(String text) {

@@ -1,6 +1,7 @@
 package dev.turnstile.topology.adapter.streams;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.contracttest.ContractCheckingDeserializer;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
@@ -24,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -71,16 +71,8 @@ final class TopologyFixture implements AutoCloseable {
             config.topic(TopicCatalogue.DEVICE_EVENTS_RAW),
             new StringSerializer(),
             new ByteArraySerializer());
-    sessions =
-        driver.createOutputTopic(
-            config.topic(TopicCatalogue.DEVICE_SESSIONS),
-            new StringDeserializer(),
-            new ByteArrayDeserializer());
-    rejected =
-        driver.createOutputTopic(
-            config.topic(TopicCatalogue.REJECTED_EVENTS),
-            new StringDeserializer(),
-            new ByteArrayDeserializer());
+    sessions = outputTopic(config, TopicCatalogue.DEVICE_SESSIONS);
+    rejected = outputTopic(config, TopicCatalogue.REJECTED_EVENTS);
     serviceBus = inputTopic(config, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
     mergeResultsIn = inputTopic(config, TopicCatalogue.MERGE_RESULTS);
     mergeResults = outputTopic(config, TopicCatalogue.MERGE_RESULTS);
@@ -92,9 +84,13 @@ final class TopologyFixture implements AutoCloseable {
         config.topic(topic), new StringSerializer(), new ByteArraySerializer());
   }
 
+  /**
+   * Every record a test reads from an output topic is checked against its contract on the way: its
+   * value validates against the topic's schema and a standard CloudEvents consumer can read it.
+   */
   private TestOutputTopic<String, byte[]> outputTopic(TopologyConfig config, Topic topic) {
     return driver.createOutputTopic(
-        config.topic(topic), new StringDeserializer(), new ByteArrayDeserializer());
+        config.topic(topic), new StringDeserializer(), new ContractCheckingDeserializer(topic));
   }
 
   /**

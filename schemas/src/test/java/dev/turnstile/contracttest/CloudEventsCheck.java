@@ -1,0 +1,52 @@
+package dev.turnstile.contracttest;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.SpecVersion;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.kafka.common.header.Headers;
+
+/**
+ * Reads a record as a downstream consumer would: with the standard {@link CloudEventDeserializer}
+ * (Kafka protocol binding, binary content mode), and fails when it cannot or when the event is not
+ * a complete CloudEvents 1.0 event carrying the record value as JSON data.
+ */
+public final class CloudEventsCheck {
+
+  private CloudEventsCheck() {}
+
+  /** The event a standard consumer sees in {@code (topic, headers, value)}. */
+  public static CloudEvent assertCloudEvent(String topic, Headers headers, byte[] value) {
+    CloudEvent event;
+    try (CloudEventDeserializer deserializer = new CloudEventDeserializer()) {
+      deserializer.configure(Map.of(), false);
+      event = deserializer.deserialize(topic, headers, value);
+    } catch (RuntimeException e) {
+      throw new AssertionError("a CloudEventDeserializer cannot read a record of " + topic, e);
+    }
+    String where = topic + " " + event.getId();
+    require(event.getSpecVersion() == SpecVersion.V1, where, "specversion 1.0");
+    require(notBlank(event.getId()), where, "ce_id");
+    require(event.getSource() != null, where, "ce_source");
+    require(notBlank(event.getType()), where, "ce_type");
+    require(event.getTime() != null, where, "ce_time");
+    require("application/json".equals(event.getDataContentType()), where, "content-type json");
+    require(event.getDataSchema() != null, where, "ce_dataschema");
+    require(
+        event.getData() != null && Arrays.equals(event.getData().toBytes(), value),
+        where,
+        "the record value as data");
+    return event;
+  }
+
+  private static boolean notBlank(String value) {
+    return value != null && !value.isBlank();
+  }
+
+  private static void require(boolean condition, String where, String what) {
+    if (!condition) {
+      throw new AssertionError(where + ": missing or wrong " + what);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package dev.turnstile.schemas;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the topic catalogue generates: the README's "## Topics" table and one Strimzi {@code
+ * KafkaTopic} manifest per topic under {@code k8s/topics/}. {@link TopicCatalogueDriftTest} checks
+ * both against {@link TopicCatalogue#ALL} and rewrites them when asked to (see {@link
+ * #REGENERATE}).
+ */
+final class TopicArtifacts {
+
+  static final String REGENERATE =
+      "./mvnw -B -q test -pl schemas -Dtest=TopicCatalogueDriftTest -Dturnstile.regenerate=true";
+  static final String README_SECTION = "## Topics";
+  static final String TABLE_HEADER =
+      "| topic | partitions | key | value schema | retention | cleanup | written by |";
+  static final String STRIMZI_CLUSTER = "turnstile";
+
+  private TopicArtifacts() {}
+
+  /** The README's topic table, header and separator included, one row per catalogued topic. */
+  static List<String> readmeTable() {
+    List<String> lines = new ArrayList<>();
+    lines.add(TABLE_HEADER);
+    lines.add("| --- | --- | --- | --- | --- | --- | --- |");
+    for (Topic topic : TopicCatalogue.ALL) {
+      lines.add("| " + String.join(" | ", readmeCells(topic)) + " |");
+    }
+    return lines;
+  }
+
+  /** The row's cells in {@link #TABLE_HEADER} order. */
+  static List<String> readmeCells(Topic topic) {
+    return List.of(
+        "`" + topic.baseName() + "`",
+        Integer.toString(topic.partitions()),
+        topic.key(),
+        topic.valueSchema() == null
+            ? "none: the body as sent"
+            : "`" + topic.valueSchemaName() + "`",
+        retention(topic.retention()),
+        topic.cleanupPolicy(),
+        topic.writtenBy());
+  }
+
+  static String retention(Duration retention) {
+    if (retention == null) {
+      return "forever";
+    }
+    return retention.toDays() * Duration.ofDays(1).toMillis() == retention.toMillis()
+        ? retention.toDays() + " d"
+        : retention.toMillis() + " ms";
+  }
+
+  static Path manifestPath(Path repository, Topic topic) {
+    return repository.resolve("k8s/topics/" + topic.baseName() + ".yaml");
+  }
+
+  /** A Strimzi {@code KafkaTopic} for the topic, without prefix. */
+  static String manifest(Topic topic) {
+    return """
+        # Generated from TopicCatalogue.java; do not edit. Regenerate with:
+        # %s
+        apiVersion: kafka.strimzi.io/v1beta2
+        kind: KafkaTopic
+        metadata:
+          name: %s
+          labels:
+            strimzi.io/cluster: %s
+        spec:
+          topicName: %s
+          partitions: %d
+          replicas: %d
+          config:
+            retention.ms: %d
+            cleanup.policy: %s
+        """
+        .formatted(
+            REGENERATE,
+            topic.baseName(),
+            STRIMZI_CLUSTER,
+            topic.baseName(),
+            topic.partitions(),
+            topic.replicationFactor(),
+            topic.retentionMs(),
+            topic.cleanupPolicy());
+  }
+
+  /** Rewrites the README's table and every manifest from the catalogue. */
+  static void regenerate(Path repository) throws IOException {
+    Path readme = repository.resolve("README.md");
+    List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+    int start = tableStart(lines);
+    int end = tableEnd(lines, start);
+    List<String> updated = new ArrayList<>(lines.subList(0, start));
+    updated.addAll(readmeTable());
+    updated.addAll(lines.subList(end, lines.size()));
+    Files.write(readme, updated, StandardCharsets.UTF_8);
+    for (Topic topic : TopicCatalogue.ALL) {
+      Path file = manifestPath(repository, topic);
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, manifest(topic), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** Index of the table's first line: the first table line after the "## Topics" heading. */
+  static int tableStart(List<String> lines) {
+    int heading = lines.indexOf(README_SECTION);
+    if (heading < 0) {
+      throw new IllegalStateException("README.md has no '" + README_SECTION + "' section");
+    }
+    for (int i = heading + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
+      if (lines.get(i).startsWith("|")) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("README.md's '" + README_SECTION + "' section has no table");
+  }
+
+  /** Index just past the table that starts at {@code start}. */
+  static int tableEnd(List<String> lines, int start) {
+    int end = start;
+    while (end < lines.size() && lines.get(end).startsWith("|")) {
+      end++;
+    }
+    return end;
+  }
+}
