@@ -7,14 +7,19 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.adapter.http.HealthServer;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -33,6 +38,7 @@ final class LocalStack implements AutoCloseable {
   private final EmbeddedKafka kafka;
   private final ServiceBusDouble serviceBus;
   private final TopologyApplication topology;
+  private final HealthServer topologyHealth;
   private final TopologyConfig topologyConfig;
   private final BridgeApplication bridge;
 
@@ -42,52 +48,109 @@ final class LocalStack implements AutoCloseable {
       ServiceBusDouble serviceBus,
       TopologyConfig topologyConfig,
       TopologyApplication topology,
+      HealthServer topologyHealth,
       BridgeApplication bridge) {
     this.home = home;
     this.kafka = kafka;
     this.serviceBus = serviceBus;
     this.topologyConfig = topologyConfig;
     this.topology = topology;
+    this.topologyHealth = topologyHealth;
     this.bridge = bridge;
   }
 
   /**
    * Starts Kafka, creates the catalogue's topics (replication factor 1), starts the topology and
-   * waits for it to run, then starts the bridge on {@code httpPort} (0 = any free port).
+   * waits for it to run, then the Service Bus double and the bridge on {@code httpPort} (0 = any
+   * free port). What was started is stopped again if a later step fails.
+   *
+   * @throws IllegalArgumentException when {@code httpPort} is taken, before anything starts
    */
   static LocalStack start(int httpPort, Map<String, String> overrides) throws InterruptedException {
+    requireFree(httpPort);
     Path home;
     try {
       home = Files.createTempDirectory("turnstile-");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    EmbeddedKafka kafka = EmbeddedKafka.start(home.resolve("kafka"));
-    kafka.createTopics(TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
+    Deque<AutoCloseable> started = new ArrayDeque<>();
+    try {
+      EmbeddedKafka kafka = EmbeddedKafka.start(home.resolve("kafka"));
+      started.push(kafka);
+      kafka.createTopics(TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
 
-    Map<String, String> topologyValues = new HashMap<>();
-    topologyValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    topologyValues.put("topology.state-dir", home.resolve("streams").toString());
-    topologyValues.put("topology.num-standby-replicas", "0");
-    topologyValues.put("topology.punctuate-interval-ms", "1000");
-    topologyValues.putAll(overrides);
-    TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
-    TopologyApplication topology = TopologyApplication.start(topologyConfig);
-    if (!topology.awaitRunning(Duration.ofSeconds(60))) {
-      throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
+      Map<String, String> topologyValues = new HashMap<>();
+      topologyValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+      topologyValues.put("topology.state-dir", home.resolve("streams").toString());
+      topologyValues.put("topology.num-standby-replicas", "0");
+      topologyValues.put("topology.punctuate-interval-ms", "1000");
+      topologyValues.putAll(overrides);
+      TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
+      TopologyApplication topology = TopologyApplication.start(topologyConfig);
+      started.push(topology);
+      if (!topology.awaitRunning(Duration.ofSeconds(60))) {
+        throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
+      }
+      HealthServer topologyHealth =
+          HealthServer.start(
+              "127.0.0.1",
+              0,
+              topology::live,
+              topology::ready,
+              () -> topology.state().name(),
+              topology::scrape);
+      started.push(topologyHealth);
+
+      ServiceBusDouble serviceBus = ServiceBusDouble.start();
+      started.push(serviceBus);
+      serviceBus.createQueue(BILLING_QUEUE);
+
+      Map<String, String> bridgeValues = new HashMap<>();
+      bridgeValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+      bridgeValues.put("bridge.http.host", "127.0.0.1");
+      bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
+      bridgeValues.putAll(serviceBusEntity(serviceBus));
+      bridgeValues.putAll(overrides);
+      BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
+      return new LocalStack(
+          home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge);
+    } catch (RuntimeException | InterruptedException e) {
+      started.forEach(LocalStack::closeQuietly);
+      deleteQuietly(home);
+      throw e;
     }
+  }
 
-    ServiceBusDouble serviceBus = ServiceBusDouble.start();
-    serviceBus.createQueue(BILLING_QUEUE);
+  private static void requireFree(int port) {
+    if (port == 0) {
+      return;
+    }
+    try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      probe.setReuseAddress(true);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "port "
+              + port
+              + " on 127.0.0.1 is in use (another ./turnstile up?); choose another"
+              + " with --port");
+    }
+  }
 
-    Map<String, String> bridgeValues = new HashMap<>();
-    bridgeValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-    bridgeValues.put("bridge.http.host", "127.0.0.1");
-    bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
-    bridgeValues.putAll(serviceBusEntity(serviceBus));
-    bridgeValues.putAll(overrides);
-    BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
-    return new LocalStack(home, kafka, serviceBus, topologyConfig, topology, bridge);
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // Already failing: the first error is the one worth reporting.
+    }
+  }
+
+  private static void deleteQuietly(Path home) {
+    try (Stream<Path> files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A leftover temporary folder is not worth failing the run for.
+    }
   }
 
   /** The bridge reads the billing queue of the double, keyed and merge-keyed by session id. */
@@ -131,6 +194,10 @@ final class LocalStack implements AutoCloseable {
     return serviceBus;
   }
 
+  int topologyHealthPort() {
+    return topologyHealth.port();
+  }
+
   int httpPort() {
     return bridge.httpPort();
   }
@@ -147,12 +214,9 @@ final class LocalStack implements AutoCloseable {
   public void close() {
     bridge.close();
     serviceBus.close();
+    topologyHealth.close();
     topology.close();
     kafka.close();
-    try (Stream<Path> files = Files.walk(home)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // A leftover temporary folder is not worth failing the run for.
-    }
+    deleteQuietly(home);
   }
 }

@@ -1,9 +1,12 @@
 package dev.turnstile.local;
 
+import dev.turnstile.schemas.Topic;
+import dev.turnstile.schemas.TopicCatalogue;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -63,8 +66,24 @@ public final class TurnstileCli implements Runnable {
     @Option(names = "--concurrency", description = "requests in flight (default: ${DEFAULT-VALUE})")
     int concurrency = 32;
 
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+      if (!java.nio.file.Files.isReadable(data)) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--data: cannot read " + data.toAbsolutePath());
+      }
+      if (concurrency < 1) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--concurrency must be >= 1");
+      }
+      if (duplicateFraction < 0
+          || duplicateFraction > 1
+          || reorderFraction < 0
+          || reorderFraction > 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--duplicate-fraction and --reorder-fraction must be within 0..1");
+      }
       Replayer.Plan plan = new Replayer.Plan(seed, reorderFraction, duplicateFraction, concurrency);
       return new Demo(System.out).run(data, json, plan) ? 0 : 1;
     }
@@ -80,7 +99,13 @@ public final class TurnstileCli implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      LocalStack stack = LocalStack.start(port, Map.of());
+      LocalStack stack;
+      try {
+        stack = LocalStack.start(port, Map.of());
+      } catch (IllegalArgumentException e) {
+        System.err.println("turnstile up: " + e.getMessage());
+        return 2;
+      }
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime()
           .addShutdownHook(
@@ -92,12 +117,20 @@ public final class TurnstileCli implements Runnable {
                   },
                   "turnstile-up-shutdown"));
       System.out.printf(
-          "Turnstile is up.%n"
-              + "  HTTP bridge:      http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events)%n"
-              + "  Kafka bootstrap:  %s%n"
-              + "  Topics:           device-events.raw.v1, device-sessions.v1, rejected-events.v1%n"
-              + "Press Ctrl-C to stop.%n",
-          stack.httpPort(), stack.bootstrapServers());
+          "Turnstile is up (data in a temporary folder, deleted on stop).%n"
+              + "  HTTP bridge:        http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events,"
+              + " /health/live, /health/ready, /metrics)%n"
+              + "  Topology probes:    http://127.0.0.1:%d  (/health/live, /health/ready, /metrics)%n"
+              + "  Kafka bootstrap:    %s%n"
+              + "  Service Bus queue:  %s  on  %s%n"
+              + "  Topics:             %s%n"
+              + "Logs go to stderr. Press Ctrl-C to stop.%n",
+          stack.httpPort(),
+          stack.topologyHealthPort(),
+          stack.bootstrapServers(),
+          LocalStack.BILLING_QUEUE,
+          stack.serviceBus().connectionString(),
+          TopicCatalogue.ALL.stream().map(Topic::baseName).collect(Collectors.joining(", ")));
       stopped.await();
       return 0;
     }
