@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.session.reorder-grace-ms}</td><td>how long an early Finished waits for its Started</td><td>3600000 (1 h)</td></tr>
  *   <tr><td>{@code topology.session.max-duration-ms}</td><td>open sessions expire this long after their Started arrived</td><td>259200000 (72 h)</td></tr>
  *   <tr><td>{@code topology.session.max-held-finishes}</td><td>early Finished events held per device</td><td>1000</td></tr>
- *   <tr><td>{@code topology.session.ended-memory}</td><td>ended session refs remembered per device</td><td>256</td></tr>
+ *   <tr><td>{@code topology.session.ended-retention-ms}</td><td>how long ended session refs are remembered (arrival time)</td><td>604800000 (7 days)</td></tr>
  *   <tr><td>{@code topology.punctuate-interval-ms}</td><td>wall-clock punctuation period for expiry</td><td>10000</td></tr>
  *   <tr><td>{@code topology.max-due-per-punctuation}</td><td>devices handled per punctuation</td><td>10000</td></tr>
  *   <tr><td>{@code topology.num-stream-threads}</td><td>Kafka Streams threads</td><td>1</td></tr>
@@ -74,7 +74,8 @@ public record TopologyConfig(
             values.millis("topology.session.max-duration-ms", defaults.maxSessionDuration(), 1),
             values.integer(
                 "topology.session.max-held-finishes", defaults.maxHeldFinishesPerDevice(), 0),
-            values.integer("topology.session.ended-memory", defaults.endedSessionMemory(), 0)),
+            values.millis(
+                "topology.session.ended-retention-ms", defaults.endedSessionRetention(), 60_000)),
         values.millis("topology.punctuate-interval-ms", Duration.ofSeconds(10), 10),
         values.integer("topology.max-due-per-punctuation", 10_000, 1),
         values.integer("topology.num-stream-threads", 1, 1),

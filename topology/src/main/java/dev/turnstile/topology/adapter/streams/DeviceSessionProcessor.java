@@ -34,6 +34,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
@@ -60,6 +61,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private ProcessorContext<String, byte[]> context;
   private KeyValueStore<String, DeviceSessionsSnapshot> sessions;
   private KeyValueStore<Bytes, String> deadlines;
+  private WindowStore<Bytes, String> ended;
 
   private DeviceSessionProcessor(
       SessionPolicy policy,
@@ -86,6 +88,15 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
             Serdes.String(),
             new JsonSerde<>(DeviceSessionsSnapshot.class));
+    StoreBuilder<WindowStore<Bytes, String>> endedStore =
+        Stores.windowStoreBuilder(
+            Stores.persistentWindowStore(
+                Names.DEVICE_SESSION_ENDED_STORE,
+                policy.endedSessionRetention(),
+                Duration.ofMillis(1),
+                false),
+            Serdes.Bytes(),
+            Serdes.String());
     StoreBuilder<KeyValueStore<Bytes, String>> deadlineStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE),
@@ -100,7 +111,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
 
       @Override
       public Set<StoreBuilder<?>> stores() {
-        return Set.of(sessionStore, deadlineStore);
+        return Set.of(sessionStore, deadlineStore, endedStore);
       }
     };
   }
@@ -110,6 +121,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     this.context = context;
     this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
     this.deadlines = context.getStateStore(Names.DEVICE_SESSION_DEADLINE_STORE);
+    this.ended = context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE);
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
@@ -122,7 +134,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       reject(record, RejectionReason.MALFORMED_EVENT, "not a device-event.v1: " + e.getMessage());
       return;
     }
-    DeviceSessions aggregate = load(record.key());
+    DeviceSessions aggregate = load(record.key(), record.timestamp());
     OptionalLong before = aggregate.nextDeadline();
     Outcome outcome = aggregate.apply(event, record.timestamp());
     emit(record.key(), outcome, record.timestamp(), record);
@@ -157,7 +169,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     }
     for (KeyValue<Bytes, String> entry : due) {
       String deviceId = entry.value;
-      DeviceSessions aggregate = load(deviceId);
+      DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
       OptionalLong before = aggregate.nextDeadline();
       Outcome outcome = aggregate.expire(now);
       emit(deviceId, outcome, now, null);
@@ -165,8 +177,15 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     }
   }
 
-  private DeviceSessions load(String deviceId) {
-    return DeviceSessions.restore(policy, sessions.get(deviceId));
+  /**
+   * @param arrival the arrival time that ended sessions are stamped with: the record's timestamp,
+   *     or stream time in a punctuation so the window store does not drop the entry as too old
+   */
+  private DeviceSessions load(String deviceId, long arrival) {
+    return DeviceSessions.restore(
+        policy,
+        sessions.get(deviceId),
+        new WindowStoreEndedSessions(ended, deviceId, arrival, policy.endedSessionRetention()));
   }
 
   private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {

@@ -8,6 +8,7 @@ public final class Names {
   public static final String DEVICE_SESSION = "device-session";
   public static final String DEVICE_SESSION_STORE = "device-session-store";
   public static final String DEVICE_SESSION_DEADLINE_STORE = "device-session-deadline-store";
+  public static final String DEVICE_SESSION_ENDED_STORE = "device-session-ended-store";
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
   public static final String REJECTED_EVENTS_SINK = "rejected-events-sink";
 

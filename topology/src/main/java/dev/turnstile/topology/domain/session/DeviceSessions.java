@@ -4,9 +4,7 @@ import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.schemas.RejectionReason;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,24 +41,30 @@ public final class DeviceSessions {
   private final SessionPolicy policy;
   private final Map<String, DeviceSession> open = new LinkedHashMap<>();
   private final List<HeldFinish> held = new ArrayList<>();
-  private final Deque<EndedSession> ended = new ArrayDeque<>();
+  private final EndedSessions ended;
 
-  private DeviceSessions(SessionPolicy policy, DeviceSessionsSnapshot snapshot) {
+  private DeviceSessions(
+      SessionPolicy policy, DeviceSessionsSnapshot snapshot, EndedSessions ended) {
     this.policy = Objects.requireNonNull(policy, "policy");
+    this.ended = Objects.requireNonNull(ended, "ended");
     snapshot.open().forEach(session -> open.put(refKey(session.sessionRef()), session));
     held.addAll(snapshot.held());
-    ended.addAll(snapshot.ended());
   }
 
-  /** Rebuilds a device's aggregate from its stored form. */
-  public static DeviceSessions restore(SessionPolicy policy, DeviceSessionsSnapshot snapshot) {
-    return new DeviceSessions(policy, snapshot == null ? DeviceSessionsSnapshot.EMPTY : snapshot);
+  /**
+   * Rebuilds a device's aggregate from its stored form.
+   *
+   * @param ended this device's ended session references
+   */
+  public static DeviceSessions restore(
+      SessionPolicy policy, DeviceSessionsSnapshot snapshot, EndedSessions ended) {
+    return new DeviceSessions(
+        policy, snapshot == null ? DeviceSessionsSnapshot.EMPTY : snapshot, ended);
   }
 
   /** The stored form of the current state. */
   public DeviceSessionsSnapshot snapshot() {
-    return new DeviceSessionsSnapshot(
-        new ArrayList<>(open.values()), new ArrayList<>(held), new ArrayList<>(ended));
+    return new DeviceSessionsSnapshot(new ArrayList<>(open.values()), new ArrayList<>(held));
   }
 
   /**
@@ -120,16 +124,12 @@ public final class DeviceSessions {
 
   private void start(DeviceEvent started, long arrivedAtMillis, Outcome outcome) {
     String key = refKey(started.sessionRef());
-    Optional<EndedSession> endedBefore = endedSession(started.sessionRef());
+    Optional<DeviceSessionEventType> endedBefore = endedSession(started.sessionRef());
     if (endedBefore.isPresent()) {
       reject(
           outcome,
           RejectionReason.SESSION_ALREADY_ENDED,
-          "session "
-              + started.sessionRef()
-              + " already ended ("
-              + endedBefore.get().outcome()
-              + ")",
+          "session " + started.sessionRef() + " already ended (" + endedBefore.get() + ")",
           started);
       return;
     }
@@ -167,16 +167,12 @@ public final class DeviceSessions {
   }
 
   private void finish(DeviceEvent finished, long arrivedAtMillis, Outcome outcome) {
-    Optional<EndedSession> endedBefore = endedSession(finished.sessionRef());
+    Optional<DeviceSessionEventType> endedBefore = endedSession(finished.sessionRef());
     if (endedBefore.isPresent()) {
       reject(
           outcome,
           RejectionReason.SESSION_ALREADY_ENDED,
-          "session "
-              + finished.sessionRef()
-              + " already ended ("
-              + endedBefore.get().outcome()
-              + ")",
+          "session " + finished.sessionRef() + " already ended (" + endedBefore.get() + ")",
           finished);
       return;
     }
@@ -226,20 +222,13 @@ public final class DeviceSessions {
     return held.stream().anyMatch(h -> sessionRef.equals(h.event().sessionRef()));
   }
 
-  private Optional<EndedSession> endedSession(String sessionRef) {
-    if (sessionRef == null) {
-      return Optional.empty();
-    }
-    return ended.stream().filter(e -> e.sessionRef().equals(sessionRef)).findFirst();
+  private Optional<DeviceSessionEventType> endedSession(String sessionRef) {
+    return sessionRef == null ? Optional.empty() : ended.outcome(sessionRef);
   }
 
   private void remember(String sessionRef, DeviceSessionEventType outcome) {
-    if (sessionRef == null || policy.endedSessionMemory() == 0) {
-      return;
-    }
-    ended.addLast(new EndedSession(sessionRef, outcome));
-    while (ended.size() > policy.endedSessionMemory()) {
-      ended.removeFirst();
+    if (sessionRef != null) {
+      ended.remember(sessionRef, outcome);
     }
   }
 

@@ -21,17 +21,18 @@ import java.util.Objects;
  *     before it is expired (default 72 hours; the reference data's longest session is 55 hours)
  * @param maxHeldFinishesPerDevice bound on early {@code Finished} events held per device (default
  *     1,000); past it a new one is rejected with {@code REORDER_BUFFER_FULL}
- * @param endedSessionMemory how many ended session references each device remembers to reject late
- *     events for them with a specific reason (default 256, oldest forgotten first)
+ * @param endedSessionRetention how long (arrival time) an ended session reference is remembered, so
+ *     a late event for it is rejected with a specific reason instead of opening a session that
+ *     would never close (default 7 days, as the dedup retention)
  */
 public record SessionPolicy(
     Duration reorderGrace,
     Duration maxSessionDuration,
     int maxHeldFinishesPerDevice,
-    int endedSessionMemory) {
+    Duration endedSessionRetention) {
 
   public static final SessionPolicy DEFAULT =
-      new SessionPolicy(Duration.ofHours(1), Duration.ofHours(72), 1_000, 256);
+      new SessionPolicy(Duration.ofHours(1), Duration.ofHours(72), 1_000, Duration.ofDays(7));
 
   public SessionPolicy {
     Objects.requireNonNull(reorderGrace, "reorderGrace");
@@ -41,7 +42,8 @@ public record SessionPolicy(
         || maxSessionDuration.isZero()) {
       throw new IllegalArgumentException("reorderGrace must be >= 0 and maxSessionDuration > 0");
     }
-    if (maxHeldFinishesPerDevice < 0 || endedSessionMemory < 0) {
+    Objects.requireNonNull(endedSessionRetention, "endedSessionRetention");
+    if (maxHeldFinishesPerDevice < 0 || endedSessionRetention.isNegative()) {
       throw new IllegalArgumentException("bounds must be >= 0");
     }
   }

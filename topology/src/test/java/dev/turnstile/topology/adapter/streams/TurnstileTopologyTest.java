@@ -132,6 +132,22 @@ class TurnstileTopologyTest {
   }
 
   @Test
+  void anEndedRefIsRememberedForTheRetentionThenForgotten() {
+    topology.send(event("st-1", "s1", Started, "r1", T0));
+    topology.send(event("st-1", "f1", Finished, "r1", T0.plusHours(1)));
+    topology.sessionEvents();
+
+    topology.send(event("st-1", "s1-again", Started, "r1", T0), START.plus(Duration.ofDays(6)));
+    assertThat(topology.rejections())
+        .extracting(RejectedEvent::reason)
+        .containsExactly(RejectionReason.SESSION_ALREADY_ENDED);
+
+    // Stream time moves past the 7-day retention: the reference is forgotten, a new session opens.
+    topology.send(event("st-1", "s1-later", Started, "r1", T0), START.plus(Duration.ofDays(15)));
+    assertThat(types(topology.sessionEvents())).containsExactly(DeviceSessionEventType.Opened);
+  }
+
+  @Test
   void aStartedWithoutRefWhileOpenSupersedes() {
     topology.send(event("st-1", "s1", Started, null, T0));
     topology.send(event("st-1", "s2", Started, null, T0.plusHours(1)));

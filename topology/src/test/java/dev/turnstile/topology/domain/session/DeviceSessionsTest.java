@@ -10,7 +10,10 @@ import dev.turnstile.schemas.RejectionReason;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class DeviceSessionsTest {
@@ -18,9 +21,25 @@ class DeviceSessionsTest {
   static final OffsetDateTime T0 = OffsetDateTime.parse("2014-11-18T15:40:26-05:00");
   static final long ARRIVAL = Instant.parse("2026-11-30T12:00:00Z").toEpochMilli();
   static final SessionPolicy POLICY =
-      new SessionPolicy(Duration.ofMinutes(5), Duration.ofHours(72), 3, 4);
+      new SessionPolicy(Duration.ofMinutes(5), Duration.ofHours(72), 3, Duration.ofDays(7));
 
-  DeviceSessions device = DeviceSessions.restore(POLICY, null);
+  /** An in-memory fake of our own port; the window-store adapter is tested in the topology. */
+  final Map<String, DeviceSessionEventType> endedRefs = new HashMap<>();
+
+  final EndedSessions ended =
+      new EndedSessions() {
+        @Override
+        public Optional<DeviceSessionEventType> outcome(String sessionRef) {
+          return Optional.ofNullable(endedRefs.get(sessionRef));
+        }
+
+        @Override
+        public void remember(String sessionRef, DeviceSessionEventType outcome) {
+          endedRefs.put(sessionRef, outcome);
+        }
+      };
+
+  DeviceSessions device = DeviceSessions.restore(POLICY, null, ended);
 
   static DeviceEvent started(String id, String ref, OffsetDateTime at) {
     return new DeviceEvent("station-1", id, DeviceEventType.Started, at, ref, null, null);
@@ -171,15 +190,15 @@ class DeviceSessionsTest {
   }
 
   @Test
-  void endedRefsAreRememberedUpToTheBoundOldestFirst() {
+  void endedRefsLeaveTheSnapshotSoItsSizeDoesNotGrowWithPastSessions() {
     for (int i = 1; i <= 5; i++) {
       device.apply(started("s" + i, "r" + i, T0), ARRIVAL);
       device.apply(finished("f" + i, "r" + i, T0.plusMinutes(1)), ARRIVAL);
     }
 
-    assertThat(device.snapshot().ended())
-        .extracting(EndedSession::sessionRef)
-        .containsExactly("r2", "r3", "r4", "r5");
+    assertThat(device.snapshot().isEmpty()).isTrue();
+    assertThat(endedRefs).containsOnlyKeys("r1", "r2", "r3", "r4", "r5");
+    endedRefs.remove("r1");
     assertThat(types(device.apply(started("s1-again", "r1", T0), ARRIVAL)))
         .containsExactly(DeviceSessionEventType.Opened);
   }
@@ -189,7 +208,7 @@ class DeviceSessionsTest {
     device.apply(started("s1", "r1", T0), ARRIVAL);
     device.apply(finished("f2", "r2", T0.plusHours(3)), ARRIVAL);
 
-    DeviceSessions restored = DeviceSessions.restore(POLICY, device.snapshot());
+    DeviceSessions restored = DeviceSessions.restore(POLICY, device.snapshot(), ended);
 
     assertThat(types(restored.apply(finished("f1", "r1", T0.plusHours(1)), ARRIVAL)))
         .containsExactly(DeviceSessionEventType.Closed);
