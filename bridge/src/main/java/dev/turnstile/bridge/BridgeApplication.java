@@ -8,6 +8,7 @@ import dev.turnstile.bridge.adapter.servicebus.ServiceBusMessageSource;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.application.BodyValidator;
 import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.application.OccurredAtWindow;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.ServiceBusConfig;
@@ -70,6 +71,7 @@ public final class BridgeApplication implements AutoCloseable {
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             config.producerProperties(), config.ackTimeout(), config.maxInFlight(), clock);
+    publisher.bindMetrics(registry);
     KafkaReadinessProbe readiness =
         new KafkaReadinessProbe(config.kafkaCommon(), config.readinessInterval()).start();
     BridgeMetrics metrics = new BridgeMetrics(registry);
@@ -80,7 +82,8 @@ public final class BridgeApplication implements AutoCloseable {
             clock,
             metrics,
             config.duplicateCacheSize(),
-            config.duplicateCacheTtl());
+            config.duplicateCacheTtl(),
+            new OccurredAtWindow(config.deviceMinOccurredAt(), config.deviceMaxClockSkew()));
     Vertx vertx = Vertx.vertx();
     try {
       HttpBridgeServer http =

@@ -13,6 +13,7 @@ import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.Json;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,6 +30,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checks a device's event, writes it as a CloudEvent keyed by {@code deviceId}, and remembers it
@@ -37,8 +40,24 @@ import java.util.regex.Pattern;
  */
 public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase {
 
-  /** Identifiers (deviceId, eventId, sessionRef) as the schemas define them. */
-  public static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9._~:-]{1,128}");
+  private static final Logger LOG = LoggerFactory.getLogger(AcceptDeviceEventService.class);
+
+  /**
+   * Identifiers (deviceId, eventId, sessionRef): {@link #IDENTIFIER_RULE}. An id made only of dots
+   * is excluded: {@code .} and {@code ..} are path segments that URL normalisation removes, so such
+   * a device could never be addressed.
+   */
+  public static final Pattern IDENTIFIER = Pattern.compile("(?!\\.+$)[A-Za-z0-9._~:-]{1,128}");
+
+  /** {@link #IDENTIFIER} in words, for error messages. */
+  public static final String IDENTIFIER_RULE = "1..128 of [A-Za-z0-9._~:-], not only dots";
+
+  /** The form of {@code occurredAt}, in words, for error messages. */
+  public static final String OCCURRED_AT_RULE =
+      "an RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00";
+
+  /** A leap second in an RFC 3339 time: {@code hh:mm:60}, fraction and offset as may follow. */
+  private static final Pattern LEAP_SECOND = Pattern.compile(".*[Tt ]\\d{2}:\\d{2}:60(\\D.*)?$");
 
   static final URI DATA_SCHEMA = schemaId("dev/turnstile/schemas/device-event.v1.schema.json");
 
@@ -46,12 +65,14 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
   private final String topic;
   private final Clock clock;
   private final BridgeMetrics metrics;
-  private final Cache<EventKey, Boolean> recentlyAccepted;
+  private final Cache<EventKey, String> recentlyAccepted;
+  private final OccurredAtWindow window;
 
   /**
    * @param topic full name of {@code device-events.raw.v1} with its prefix
    * @param cacheSize entries of the recent-accepted cache; 0 disables it
    * @param cacheTtl how long an acknowledged event is remembered
+   * @param window the plausible device timestamps; outside it an event is refused
    */
   public AcceptDeviceEventService(
       PublishEventPort publisher,
@@ -59,7 +80,9 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
       Clock clock,
       BridgeMetrics metrics,
       long cacheSize,
-      Duration cacheTtl) {
+      Duration cacheTtl,
+      OccurredAtWindow window) {
+    this.window = window;
     this.publisher = publisher;
     this.topic = topic;
     this.clock = clock;
@@ -80,24 +103,41 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
       return CompletableFuture.failedFuture(e);
     }
     EventKey key = new EventKey(event.deviceId(), event.eventId());
-    if (recentlyAccepted != null && recentlyAccepted.getIfPresent(key) != null) {
-      metrics.duplicate();
-      return CompletableFuture.completedFuture(new Duplicate(event.eventId()));
+    String fingerprint = ContentFingerprint.of(command);
+    String first = recentlyAccepted == null ? null : recentlyAccepted.getIfPresent(key);
+    if (first != null) {
+      return CompletableFuture.completedFuture(duplicate(event, !first.equals(fingerprint)));
     }
+    Timer.Sample write = metrics.kafkaWriteStarted();
     return publisher
         .publish(topic, event.deviceId(), toCloudEvent(event))
         .handle(
             (published, failure) -> {
+              metrics.kafkaAnswered(write, failure == null);
               if (failure != null) {
                 throw countFailure(failure);
               }
               if (recentlyAccepted != null) {
-                recentlyAccepted.put(key, Boolean.TRUE);
+                recentlyAccepted.put(key, fingerprint);
               }
               metrics.accepted();
               return new Accepted(
                   event.eventId(), published.topic(), published.partition(), published.offset());
             });
+  }
+
+  /** First wins; a repeat with other content is answered the same but not silently. */
+  private Duplicate duplicate(DeviceEvent event, boolean conflict) {
+    if (conflict) {
+      LOG.warn(
+          "device {} repeated event {} with different content; the first one stands",
+          event.deviceId(),
+          event.eventId());
+      metrics.duplicate("conflicting-content");
+    } else {
+      metrics.duplicate("none");
+    }
+    return new Duplicate(event.eventId(), conflict);
   }
 
   private CompletionException countFailure(Throwable failure) {
@@ -117,12 +157,18 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
   private DeviceEvent validate(AcceptDeviceEventCommand command) {
     List<Violation> violations = new ArrayList<>();
     if (command.deviceId() == null || !IDENTIFIER.matcher(command.deviceId()).matches()) {
-      violations.add(new Violation("", "deviceId", "deviceId must be 1..128 of [A-Za-z0-9._~:-]"));
+      violations.add(new Violation("", "deviceId", "deviceId must be " + IDENTIFIER_RULE));
     }
     checkIdentifier("/eventId", command.eventId(), true, violations);
     checkIdentifier("/sessionRef", command.sessionRef(), false, violations);
     DeviceEventType type = parseType(command.type(), violations);
     OffsetDateTime occurredAt = parseTimestamp(command.occurredAt(), violations);
+    if (occurredAt != null) {
+      String outside = window.problem(occurredAt, clock.instant());
+      if (outside != null) {
+        violations.add(new Violation("/occurredAt", "range", outside));
+      }
+    }
     JsonNode attributes = command.attributes();
     if (attributes != null && !attributes.isObject()) {
       violations.add(new Violation("/attributes", "type", "attributes must be a JSON object"));
@@ -147,7 +193,8 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         violations.add(new Violation(pointer, "required", pointer.substring(1) + " is required"));
       }
     } else if (!IDENTIFIER.matcher(value).matches()) {
-      violations.add(new Violation(pointer, "pattern", "must be 1..128 of [A-Za-z0-9._~:-]"));
+      violations.add(
+          new Violation(pointer, "pattern", pointer.substring(1) + " must be " + IDENTIFIER_RULE));
     }
   }
 
@@ -171,11 +218,19 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
       return OffsetDateTime.parse(
           value.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
     } catch (DateTimeParseException e) {
-      violations.add(
-          new Violation(
-              "/occurredAt", "format", "occurredAt must be an RFC 3339 date-time with an offset"));
+      violations.add(new Violation("/occurredAt", "format", timestampProblem(value)));
       return null;
     }
+  }
+
+  /** Why {@code value} is not an acceptable {@code occurredAt}, for a value that is not one. */
+  public static String timestampProblem(String value) {
+    if (value != null && LEAP_SECOND.matcher(value).matches()) {
+      return "occurredAt is a leap second (seconds 60), which java.time cannot represent: send"
+          + " seconds 00..59 (e.g. 23:59:59), as "
+          + OCCURRED_AT_RULE;
+    }
+    return "occurredAt must be " + OCCURRED_AT_RULE;
   }
 
   private static CloudEvent toCloudEvent(DeviceEvent event) {

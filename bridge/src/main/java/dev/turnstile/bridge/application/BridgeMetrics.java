@@ -2,6 +2,7 @@ package dev.turnstile.bridge.application;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 
 /**
  * Counts what became of device events: {@code turnstile.bridge.device.events} with tags {@code
@@ -11,6 +12,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class BridgeMetrics {
 
   static final String DEVICE_EVENTS = "turnstile.bridge.device.events";
+
+  /** From handing a device event to the publisher to Kafka's answer; tag {@code outcome}. */
+  static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
 
   private final MeterRegistry registry;
 
@@ -22,8 +26,12 @@ public final class BridgeMetrics {
     count("accepted", "none");
   }
 
-  public void duplicate() {
-    count("duplicate", "none");
+  /**
+   * Answered from the recent-accepted cache; {@code reason} is {@code none}, or {@code
+   * conflicting-content} when the repeat's content differs from the first one's.
+   */
+  public void duplicate(String reason) {
+    count("duplicate", reason);
   }
 
   /** Refused input; {@code reason} is a short kebab-case slug (e.g. {@code schema}). */
@@ -34,6 +42,20 @@ public final class BridgeMetrics {
   /** Not written for a reason a retry can fix ({@code saturated}, {@code unavailable}). */
   public void unavailable(String reason) {
     count("unavailable", reason);
+  }
+
+  /** Starts timing one write; end it with {@link #kafkaAnswered}. */
+  public Timer.Sample kafkaWriteStarted() {
+    return Timer.start(registry);
+  }
+
+  /** Ends timing one write: {@code acked} or {@code failed}. */
+  public void kafkaAnswered(Timer.Sample sample, boolean acked) {
+    sample.stop(
+        Timer.builder(KAFKA_ACK)
+            .description("Device events: from the write to Kafka's acknowledgement or failure")
+            .tag("outcome", acked ? "acked" : "failed")
+            .register(registry));
   }
 
   private void count(String outcome, String reason) {

@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.config;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,6 +26,9 @@ import java.util.stream.Collectors;
  * @param duplicateCacheTtl how long an accepted event is remembered ({@link
  *     #DUPLICATE_CACHE_TTL_MS})
  * @param shutdownTimeout longest drain on close ({@link #SHUTDOWN_TIMEOUT_MS})
+ * @param deviceMinOccurredAt earliest device timestamp accepted ({@link #DEVICE_MIN_OCCURRED_AT})
+ * @param deviceMaxClockSkew how far ahead of the bridge's clock a device timestamp may be ({@link
+ *     #DEVICE_MAX_CLOCK_SKEW_MS})
  * @param kafkaCommon {@code kafka.*} keys without the prefix (not {@code kafka.producer.*}): given
  *     to every Kafka client; holds at least {@code bootstrap.servers}
  * @param kafkaProducer {@code kafka.producer.*} keys without the prefix, given to the producer
@@ -44,6 +48,8 @@ public record BridgeConfig(
     long duplicateCacheSize,
     Duration duplicateCacheTtl,
     Duration shutdownTimeout,
+    Instant deviceMinOccurredAt,
+    Duration deviceMaxClockSkew,
     Map<String, String> kafkaCommon,
     Map<String, String> kafkaProducer,
     ServiceBusConfig serviceBus) {
@@ -95,6 +101,19 @@ public record BridgeConfig(
 
   /** Milliseconds {@code close()} waits for in-flight requests and writes. Default 10000. */
   public static final String SHUTDOWN_TIMEOUT_MS = "bridge.shutdown-timeout-ms";
+
+  /**
+   * Earliest {@code occurredAt} a device may send, an RFC 3339 date-time; earlier ones get 422
+   * (keyword {@code range}). Default {@code 2000-01-01T00:00:00Z}, which lets replays of the 2014
+   * reference data through.
+   */
+  public static final String DEVICE_MIN_OCCURRED_AT = "bridge.device.min-occurred-at";
+
+  /**
+   * Milliseconds a device's {@code occurredAt} may be ahead of the bridge's clock; later ones get
+   * 422 (keyword {@code range}). Default {@code 86400000} (one day).
+   */
+  public static final String DEVICE_MAX_CLOCK_SKEW_MS = "bridge.device.max-clock-skew-ms";
 
   /**
    * Names of the Service Bus entities to receive from, comma-separated, each {@code [a-z0-9]+}
@@ -271,6 +290,10 @@ public record BridgeConfig(
         + duplicateCacheTtl
         + ", shutdownTimeout="
         + shutdownTimeout
+        + ", deviceMinOccurredAt="
+        + deviceMinOccurredAt
+        + ", deviceMaxClockSkew="
+        + deviceMaxClockSkew
         + ", kafkaCommon="
         + masked(kafkaCommon)
         + ", kafkaProducer="

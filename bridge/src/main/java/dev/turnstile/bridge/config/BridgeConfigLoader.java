@@ -8,6 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -47,6 +50,8 @@ public final class BridgeConfigLoader {
           DUPLICATE_CACHE_SIZE,
           DUPLICATE_CACHE_TTL_MS,
           SHUTDOWN_TIMEOUT_MS,
+          DEVICE_MIN_OCCURRED_AT,
+          DEVICE_MAX_CLOCK_SKEW_MS,
           SERVICEBUS_ENTITIES,
           SERVICEBUS_CONNECTION_STRING,
           SERVICEBUS_NAMESPACE,
@@ -165,6 +170,9 @@ public final class BridgeConfigLoader {
         v.number(DUPLICATE_CACHE_SIZE, 100_000, 0, 100_000_000),
         Duration.ofMillis(v.number(DUPLICATE_CACHE_TTL_MS, 600_000, 1, 7L * 24 * 3_600_000)),
         Duration.ofMillis(v.number(SHUTDOWN_TIMEOUT_MS, 10_000, 0, 600_000)),
+        v.instant(DEVICE_MIN_OCCURRED_AT, Instant.parse("2000-01-01T00:00:00Z")),
+        Duration.ofMillis(
+            v.number(DEVICE_MAX_CLOCK_SKEW_MS, 86_400_000, 0, 10L * 366 * 86_400_000)),
         common,
         producer,
         ServiceBusConfigReader.read(values, v.string(TOPIC_PREFIX, "")));
@@ -188,6 +196,19 @@ public final class BridgeConfigLoader {
         default ->
             throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
       };
+    }
+
+    Instant instant(String key, Instant fallback) {
+      String value = values.get(key);
+      if (value == null || value.isBlank()) {
+        return fallback;
+      }
+      try {
+        return OffsetDateTime.parse(value.trim()).toInstant();
+      } catch (DateTimeParseException e) {
+        throw new IllegalArgumentException(
+            key + " must be an RFC 3339 date-time with an offset, got '" + value + "'", e);
+      }
     }
 
     long number(String key, long fallback, long min, long max) {

@@ -44,7 +44,8 @@ class AcceptDeviceEventServiceTest {
         Clock.fixed(NOW, ZoneOffset.UTC),
         new BridgeMetrics(registry),
         cacheSize,
-        Duration.ofMinutes(1));
+        Duration.ofMinutes(1),
+        OccurredAtWindow.DEFAULT);
   }
 
   private static AcceptDeviceEventCommand command(String eventId, String occurredAt) {
@@ -94,7 +95,7 @@ class AcceptDeviceEventServiceTest {
 
     Outcome repeat = await(service.accept(command("e-1", "2014-11-18T15:40:26Z")));
 
-    assertThat(repeat).isEqualTo(new Duplicate("e-1"));
+    assertThat(repeat).isEqualTo(new Duplicate("e-1", false));
     assertThat(publisher.published).hasSize(1);
     assertThat(counted("duplicate")).isEqualTo(1);
   }
@@ -168,6 +169,147 @@ class AcceptDeviceEventServiceTest {
                     .extracting(v -> v.pointer())
                     .containsExactly("", "/eventId", "/type"));
     assertThat(publisher.published).isEmpty();
+  }
+
+  @Test
+  void aRepeatWithOtherContentIsADuplicateFlaggedAsAConflict() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    CompletableFuture<Outcome> first =
+        service.accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+    first.get();
+    AcceptDeviceEventCommand finished =
+        new AcceptDeviceEventCommand(
+            "station-7",
+            "e-1",
+            "Finished",
+            "2014-11-18T15:40:26Z",
+            "s-1",
+            Json.mapper().createObjectNode());
+
+    Outcome repeat = await(service.accept(finished));
+
+    assertThat(repeat).isEqualTo(new Duplicate("e-1", true));
+    assertThat(publisher.published).hasSize(1);
+    assertThat(counted("duplicate", "conflicting-content")).isEqualTo(1);
+  }
+
+  @Test
+  void theFingerprintIgnoresMemberOrderButNotANumbersDigits() throws Exception {
+    var sevenFifty = (com.fasterxml.jackson.databind.node.ObjectNode) exact("{\"a\":1,\"n\":7.50}");
+    var reordered = exact("{\"n\":7.50,\"a\":1}");
+    var sevenFive = exact("{\"a\":1,\"n\":7.5}");
+
+    assertThat(ContentFingerprint.of(withAttributes(sevenFifty)))
+        .isEqualTo(ContentFingerprint.of(withAttributes(reordered)))
+        .isNotEqualTo(ContentFingerprint.of(withAttributes(sevenFive)));
+  }
+
+  @Test
+  void identifiersMadeOnlyOfDotsAreRefusedForEveryIdentifier() {
+    for (String dots : List.of(".", "..", "...")) {
+      AcceptDeviceEventCommand bad =
+          new AcceptDeviceEventCommand(dots, dots, "Started", "2014-11-18T15:40:26Z", dots, null);
+
+      assertThatThrownBy(() -> service(10).accept(bad).toCompletableFuture().get())
+          .cause()
+          .isInstanceOfSatisfying(
+              InvalidDeviceEventException.class,
+              e -> {
+                assertThat(e.violations())
+                    .extracting(v -> v.pointer())
+                    .containsExactly("", "/eventId", "/sessionRef");
+                assertThat(e.violations())
+                    .allSatisfy(v -> assertThat(v.message()).contains("not only dots"));
+              });
+    }
+    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("a.b").matches()).isTrue();
+    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher(".a").matches()).isTrue();
+    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("..a..").matches()).isTrue();
+    assertThat(publisher.published).isEmpty();
+  }
+
+  @Test
+  void timestampsOutsideThePlausibleWindowAreRefusedAsOutOfRange() {
+    // NOW is 2026-01-02T03:04:05Z; the default window ends one day later.
+    for (String implausible :
+        List.of(
+            "0000-01-01T00:00:00Z",
+            "1999-12-31T23:59:59Z",
+            "2026-01-03T03:04:06Z",
+            "9999-12-31T23:59:59Z")) {
+      assertThatThrownBy(
+              () -> service(10).accept(command("e-1", implausible)).toCompletableFuture().get())
+          .as(implausible)
+          .cause()
+          .isInstanceOfSatisfying(
+              InvalidDeviceEventException.class,
+              e -> {
+                assertThat(e.violations())
+                    .extracting(v -> v.pointer() + " " + v.keyword())
+                    .containsExactly("/occurredAt range");
+                assertThat(e.violations().get(0).message())
+                    .contains("2000-01-01T00:00:00Z", "2026-01-03T03:04:05Z");
+              });
+    }
+    service(10).accept(command("e-1", "2000-01-01T00:00:00Z"));
+    service(10).accept(command("e-2", "2026-01-03T03:04:05Z"));
+    service(10).accept(command("e-3", "2014-11-18T15:40:26+01:00"));
+    assertThat(publisher.published).hasSize(3);
+  }
+
+  @Test
+  void aLeapSecondIsRefusedSayingWhy() {
+    assertThatThrownBy(
+            () ->
+                service(10)
+                    .accept(command("e-1", "2016-12-31T23:59:60Z"))
+                    .toCompletableFuture()
+                    .get())
+        .cause()
+        .isInstanceOfSatisfying(
+            InvalidDeviceEventException.class,
+            e -> assertThat(e.violations().get(0).message()).contains("leap second"));
+    assertThat(AcceptDeviceEventService.timestampProblem("2014-11-18T15:40:26"))
+        .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00");
+  }
+
+  @Test
+  void theKafkaAckLatencyIsTimed() throws Exception {
+    CompletableFuture<Outcome> outcome =
+        service(10).accept(command("e-1", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+    outcome.get();
+
+    assertThat(registry.find(BridgeMetrics.KAFKA_ACK).tag("outcome", "acked").timer().count())
+        .isEqualTo(1);
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode exact(String json) throws Exception {
+    return Json.mapper()
+        .copy()
+        .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .configure(
+            com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES,
+            false)
+        .readTree(json);
+  }
+
+  private static AcceptDeviceEventCommand withAttributes(
+      com.fasterxml.jackson.databind.JsonNode attributes) {
+    return new AcceptDeviceEventCommand(
+        "station-7", "e-1", "Started", "2014-11-18T15:40:26Z", null, attributes);
+  }
+
+  private double counted(String outcome, String reason) {
+    return registry
+        .find(BridgeMetrics.DEVICE_EVENTS)
+        .tag("outcome", outcome)
+        .tag("reason", reason)
+        .counters()
+        .stream()
+        .mapToDouble(c -> c.count())
+        .sum();
   }
 
   private double counted(String outcome) {

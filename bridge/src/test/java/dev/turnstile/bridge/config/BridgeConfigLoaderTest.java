@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,5 +95,30 @@ class BridgeConfigLoaderTest {
     assertThat(BridgeConfigLoader.keyOf("TURNSTILE_KAFKA_PRODUCER_SASL_JAAS_CONFIG"))
         .isEqualTo("kafka.producer.sasl.jaas.config");
     assertThat(BridgeConfigLoader.keyOf("HOME")).isNull();
+  }
+
+  @Test
+  void theDeviceTimestampWindowHasDefaultsAndIsSetByKeyOrEnvironment() {
+    BridgeConfig defaults = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    assertThat(defaults.deviceMinOccurredAt()).isEqualTo(Instant.parse("2000-01-01T00:00:00Z"));
+    assertThat(defaults.deviceMaxClockSkew()).isEqualTo(Duration.ofDays(1));
+
+    BridgeConfig set =
+        BridgeConfigLoader.load(
+            null,
+            Map.of(
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                "TURNSTILE_BRIDGE_DEVICE_MIN_OCCURRED_AT", "2010-01-01T01:00:00+01:00",
+                "TURNSTILE_BRIDGE_DEVICE_MAX_CLOCK_SKEW_MS", "60000"));
+    assertThat(set.deviceMinOccurredAt()).isEqualTo(Instant.parse("2010-01-01T00:00:00Z"));
+    assertThat(set.deviceMaxClockSkew()).isEqualTo(Duration.ofMinutes(1));
+
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "bridge.device.min-occurred-at", "2010-01-01")))
+        .hasMessageContaining("bridge.device.min-occurred-at");
   }
 }

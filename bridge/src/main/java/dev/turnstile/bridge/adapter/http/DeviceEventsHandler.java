@@ -1,21 +1,20 @@
 package dev.turnstile.bridge.adapter.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
+import dev.turnstile.bridge.adapter.http.RequestJson.MalformedJsonException;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.bridge.port.out.PublishException;
-import dev.turnstile.schemas.Json;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
@@ -50,36 +49,35 @@ final class DeviceEventsHandler {
           ctx,
           "bad-device-id",
           Kind.INVALID_DEVICE_ID,
-          "deviceId must be 1..128 of [A-Za-z0-9._~:-]");
+          "deviceId must be " + AcceptDeviceEventService.IDENTIFIER_RULE);
       return;
     }
-    Object body;
+    JsonNode body;
     try {
       Buffer buffer = ctx.body().buffer();
       if (buffer == null || buffer.length() == 0) {
         reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
         return;
       }
-      body = io.vertx.core.json.Json.decodeValue(buffer);
-    } catch (DecodeException e) {
+      body = RequestJson.read(buffer.getBytes());
+    } catch (MalformedJsonException e) {
       reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is not JSON: " + e.getMessage());
       return;
     }
-    List<Violation> violations = schema.violations(body);
+    List<Violation> violations = schema.violations(RequestJson.toVertx(body));
     if (!violations.isEmpty()) {
       metrics.rejected("schema");
       Problems.send(ctx, Kind.INVALID_EVENT, "the body breaks the request schema", violations);
       return;
     }
-    JsonObject json = (JsonObject) body;
     AcceptDeviceEventCommand command =
         new AcceptDeviceEventCommand(
             deviceId,
-            json.getString("eventId"),
-            json.getString("type"),
-            json.getString("occurredAt"),
-            json.getString("sessionRef"),
-            attributes(json));
+            text(body, "eventId"),
+            text(body, "type"),
+            text(body, "occurredAt"),
+            text(body, "sessionRef"),
+            body.get("attributes"));
     Future.fromCompletionStage(useCase.accept(command), ctx.vertx().getOrCreateContext())
         .onComplete(
             result -> {
@@ -96,16 +94,9 @@ final class DeviceEventsHandler {
     Problems.send(ctx, kind, detail);
   }
 
-  private static JsonNode attributes(JsonObject json) {
-    JsonObject attributes = json.getJsonObject("attributes");
-    if (attributes == null) {
-      return null;
-    }
-    try {
-      return Json.mapper().readTree(attributes.encode());
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("re-reading JSON just decoded cannot fail", e);
-    }
+  private static String text(JsonNode body, String name) {
+    JsonNode value = body.get(name);
+    return value == null || value.isNull() ? null : value.asText();
   }
 
   private static void answer(RoutingContext ctx, Outcome outcome) {
@@ -118,8 +109,11 @@ final class DeviceEventsHandler {
           .put("partition", accepted.partition())
           .put("offset", accepted.offset());
       ctx.response().setStatusCode(202);
-    } else {
+    } else if (outcome instanceof Duplicate duplicate) {
       body.put("status", "duplicate");
+      if (duplicate.conflict()) {
+        body.put("conflict", true);
+      }
       ctx.response().setStatusCode(200);
     }
     ctx.response().putHeader("Content-Type", "application/json").end(body.encode());

@@ -11,10 +11,14 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.healthchecks.CheckResult;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
+import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.PlatformHandler;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -72,7 +76,7 @@ public final class HttpBridgeServer {
         new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
     router
         .post(EVENTS_PATH)
-        .consumes("application/json")
+        .handler(new RequireJson(metrics))
         .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
         .handler(events::handle);
 
@@ -95,9 +99,16 @@ public final class HttpBridgeServer {
 
     router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_JSON, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
+    router.errorHandler(405, ctx -> methodNotAllowed(ctx, router));
     router.errorHandler(
-        405, ctx -> Problems.send(ctx, Kind.METHOD_NOT_ALLOWED, "method not allowed here"));
-    router.errorHandler(413, ctx -> problem(ctx, Kind.BODY_TOO_LARGE, metrics));
+        413,
+        ctx -> {
+          metrics.rejected(Kind.BODY_TOO_LARGE.slug);
+          Problems.send(
+              ctx,
+              Kind.BODY_TOO_LARGE,
+              "the body exceeds the limit of " + config.bodyLimitBytes() + " bytes");
+        });
     router.errorHandler(415, ctx -> problem(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, metrics));
     router.errorHandler(500, ctx -> Problems.send(ctx, Kind.INTERNAL, "unexpected error"));
     return router;
@@ -107,11 +118,65 @@ public final class HttpBridgeServer {
     metrics.rejected(kind.slug);
     String detail =
         switch (kind) {
-          case BODY_TOO_LARGE -> "the body exceeds the configured limit";
           case UNSUPPORTED_MEDIA_TYPE -> "send Content-Type: application/json";
           default -> "the request is malformed";
         };
     Problems.send(ctx, kind, detail);
+  }
+
+  /**
+   * 415 before the body is read, for any Content-Type that is not UTF-8 JSON. A platform handler
+   * because Vert.x runs those ahead of the body handler.
+   */
+  private record RequireJson(BridgeMetrics metrics) implements PlatformHandler {
+    @Override
+    public void handle(RoutingContext ctx) {
+      String problem = JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
+      if (problem == null) {
+        ctx.next();
+        return;
+      }
+      metrics.rejected(Kind.UNSUPPORTED_MEDIA_TYPE.slug);
+      Problems.send(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, problem);
+    }
+  }
+
+  /** RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}. */
+  private static void methodNotAllowed(RoutingContext ctx, Router router) {
+    String path = ctx.normalizedPath();
+    Set<String> allowed = new TreeSet<>();
+    for (Route route : router.getRoutes()) {
+      if (route.getPath() != null && route.methods() != null && matches(route.getPath(), path)) {
+        route.methods().forEach(method -> allowed.add(method.name()));
+      }
+    }
+    if (!allowed.isEmpty()) {
+      ctx.response().putHeader("Allow", String.join(", ", allowed));
+    }
+    Problems.send(
+        ctx,
+        Kind.METHOD_NOT_ALLOWED,
+        allowed.isEmpty()
+            ? "method not allowed here"
+            : ctx.request().method().name()
+                + " is not allowed here; use "
+                + String.join(", ", allowed));
+  }
+
+  /** Whether a route path ({@code /a/:param/b}) matches a request path. */
+  static boolean matches(String routePath, String requestPath) {
+    String[] route = routePath.split("/", -1);
+    String[] request = requestPath.split("/", -1);
+    if (route.length != request.length) {
+      return false;
+    }
+    for (int i = 0; i < route.length; i++) {
+      boolean parameter = route[i].startsWith(":") && !request[i].isEmpty();
+      if (!parameter && !route[i].equals(request[i])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void health(RoutingContext ctx, HealthChecks checks) {

@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.adapter.http;
 
+import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import io.vertx.core.json.JsonObject;
 import io.vertx.json.schema.Draft;
@@ -29,12 +30,24 @@ final class RequestSchema {
 
   private static final Pattern QUOTED = Pattern.compile("\"([^\"]*)\"");
 
+  /** Keywords whose failure on a field is best explained by that field's rule in words. */
+  private static final Set<String> FORM_KEYWORDS =
+      Set.of("pattern", "format", "minLength", "maxLength");
+
   private final Validator validator;
   private final Set<String> declaredProperties;
+  private final Set<String> identifierPointers = new LinkedHashSet<>();
 
   RequestSchema() {
     JsonObject schema = load();
-    this.declaredProperties = schema.getJsonObject("properties").fieldNames();
+    JsonObject properties = schema.getJsonObject("properties");
+    this.declaredProperties = properties.fieldNames();
+    for (String name : declaredProperties) {
+      Object property = properties.getValue(name);
+      if (property instanceof JsonObject p && "#/$defs/identifier".equals(p.getString("$ref"))) {
+        identifierPointers.add("/" + name);
+      }
+    }
     this.validator =
         Validator.create(
             JsonSchema.of(schema),
@@ -61,9 +74,26 @@ final class RequestSchema {
       if ("required".equals(keyword)) {
         pointer = pointer + "/" + quoted(unit.getError());
       }
-      violations.add(new Violation(pointer, keyword, unit.getError()));
+      violations.add(new Violation(pointer, keyword, message(pointer, keyword, unit, body)));
     }
     return new ArrayList<>(violations);
+  }
+
+  /**
+   * The validator's own words ("String does not match pattern") do not tell a device what to send;
+   * a field with a stated rule gets that rule instead.
+   */
+  private String message(String pointer, String keyword, OutputUnit unit, Object body) {
+    if (FORM_KEYWORDS.contains(keyword)) {
+      if (identifierPointers.contains(pointer)) {
+        return pointer.substring(1) + " must be " + AcceptDeviceEventService.IDENTIFIER_RULE;
+      }
+      if ("/occurredAt".equals(pointer)) {
+        Object value = body instanceof JsonObject json ? json.getValue("occurredAt") : null;
+        return AcceptDeviceEventService.timestampProblem(value instanceof String s ? s : null);
+      }
+    }
+    return unit.getError();
   }
 
   /**

@@ -5,6 +5,8 @@ import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.KafkaMessageFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,6 +52,7 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   private final Semaphore inFlight;
   private final Duration ackTimeout;
   private final Clock clock;
+  private volatile KafkaClientMetrics clientMetrics;
 
   /**
    * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
@@ -163,6 +166,16 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     return new PublishException(Reason.REJECTED, "Kafka refused the write: " + error, error);
   }
 
+  /**
+   * Exposes the producer's own metrics (record send rate, request latency, buffer use, errors) as
+   * {@code kafka.producer.*} meters in {@code registry}; they go when the publisher closes.
+   */
+  public void bindMetrics(MeterRegistry registry) {
+    KafkaClientMetrics metrics = new KafkaClientMetrics(producer);
+    metrics.bindTo(registry);
+    clientMetrics = metrics;
+  }
+
   /** Stops taking writes, waits up to {@code timeout} for those in flight, closes the producer. */
   public void close(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -173,6 +186,9 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       Thread.currentThread().interrupt();
     }
     producer.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    if (clientMetrics != null) {
+      clientMetrics.close();
+    }
   }
 
   @Override

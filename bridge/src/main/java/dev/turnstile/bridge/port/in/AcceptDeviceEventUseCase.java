@@ -44,8 +44,13 @@ public interface AcceptDeviceEventUseCase {
   /** Written and acknowledged at these coordinates. */
   record Accepted(String eventId, String topic, int partition, long offset) implements Outcome {}
 
-  /** Acknowledged recently already; not written again. */
-  record Duplicate(String eventId) implements Outcome {}
+  /**
+   * Acknowledged recently already; not written again. The first write stands.
+   *
+   * @param conflict the repeat's content (type, occurredAt, sessionRef, attributes) differs from
+   *     the first one's: the device reused an eventId, which it should not
+   */
+  record Duplicate(String eventId, boolean conflict) implements Outcome {}
 
   /**
    * One broken rule.

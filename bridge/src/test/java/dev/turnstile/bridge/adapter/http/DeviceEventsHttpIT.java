@@ -133,8 +133,96 @@ class DeviceEventsHttpIT {
   }
 
   @Test
+  void aRepeatWithOtherContentIsADuplicateMarkedAsAConflict() throws Exception {
+    String path = "/api/v1/devices/station-8/events";
+    assertThat(post(bridge, path, event("e-8", "2014-11-18T15:40:26Z")).statusCode())
+        .isEqualTo(202);
+
+    HttpResponse<String> repeat = post(bridge, path, event("e-8", "2014-11-18T15:41:00Z"));
+
+    assertThat(repeat.statusCode()).isEqualTo(200);
+    var body = Json.mapper().readTree(repeat.body());
+    assertThat(body.path("status").asText()).isEqualTo("duplicate");
+    assertThat(body.path("conflict").asBoolean()).isTrue();
+    assertThat(eventIdsWrittenFor("station-8")).containsExactly("e-8", "sentinel");
+    assertThat(send(bridge, HttpRequest.newBuilder(uri(bridge, "/metrics"))).body())
+        .contains("outcome=\"duplicate\",reason=\"conflicting-content\"");
+  }
+
+  @Test
+  void duplicatedKeysAre400NamingTheKey() throws Exception {
+    HttpResponse<String> response =
+        post(
+            bridge,
+            "/api/v1/devices/dup-keys/events",
+            "{\"eventId\":\"a2\",\"type\":\"Started\",\"type\":\"Finished\","
+                + "\"occurredAt\":\"2014-11-18T15:40:26Z\"}");
+
+    var problem = assertProblem(response, 400);
+    assertThat(problem.path("detail").asText()).contains("duplicate key \"type\"", "line 1");
+    assertThat(eventIdsWrittenFor("dup-keys")).containsExactly("sentinel");
+  }
+
+  @Test
+  void attributeNumbersReachKafkaExactlyAsSent() throws Exception {
+    String body =
+        "{\"eventId\":\"e-9\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\","
+            + "\"attributes\":{\"big\":1e400,\"price\":7.50}}";
+    assertThat(post(bridge, "/api/v1/devices/numbers/events", body).statusCode()).isEqualTo(202);
+
+    String data =
+        new String(
+            awaitRecord("numbers", "e-9").value().getData().toBytes(), StandardCharsets.UTF_8);
+
+    // The raw text: a default reader would itself turn 1E+400 into a double again.
+    assertThat(data).contains("\"attributes\":{\"big\":1E+400,\"price\":7.50}");
+  }
+
+  @Test
+  void theMediaTypeIsCaseInsensitiveAndOnlyUtf8IsRead() throws Exception {
+    String path = "/api/v1/devices/media-type/events";
+    assertThat(postAs(path, "APPLICATION/JSON", event("e-10", "2014-11-18T15:40:26Z")).statusCode())
+        .isEqualTo(202);
+    assertThat(
+            postAs(
+                    path,
+                    "Application/Json; Charset=\"UTF-8\"",
+                    event("e-11", "2014-11-18T15:40:26Z"))
+                .statusCode())
+        .isEqualTo(202);
+
+    var problem =
+        assertProblem(
+            postAs(
+                path,
+                "application/json; charset=ISO-8859-1",
+                event("e-12", "2014-11-18T15:40:26Z")),
+            415);
+
+    assertThat(problem.path("detail").asText()).contains("ISO-8859-1", "UTF-8");
+    assertThat(eventIdsWrittenFor("media-type")).containsExactly("e-10", "e-11", "sentinel");
+  }
+
+  @Test
+  void implausibleDeviceTimestampsAre422OutOfRange() throws Exception {
+    for (String occurredAt : List.of("0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z")) {
+      var problem =
+          assertProblem(
+              post(bridge, "/api/v1/devices/clock/events", event("e-13", occurredAt)), 422);
+      var error = problem.path("errors").get(0);
+      assertThat(error.path("pointer").asText()).isEqualTo("/occurredAt");
+      assertThat(error.path("keyword").asText()).isEqualTo("range");
+      assertThat(error.path("message").asText()).contains("2000-01-01T00:00:00Z");
+    }
+    assertThat(eventIdsWrittenFor("clock")).containsExactly("sentinel");
+  }
+
+  @Test
   void malformedJsonIs400() throws Exception {
-    assertProblem(post(bridge, "/api/v1/devices/bad-json/events", "{\"eventId\": "), 400);
+    var problem =
+        assertProblem(post(bridge, "/api/v1/devices/bad-json/events", "{\"eventId\": "), 400);
+    assertThat(problem.path("detail").asText())
+        .isEqualTo("the body is not JSON: unexpected end of input at line 1, column 13");
     assertThat(eventIdsWrittenFor("bad-json")).containsExactly("sentinel");
   }
 
@@ -156,7 +244,8 @@ class DeviceEventsHttpIT {
             + "\"attributes\":{\"pad\":\""
             + "x".repeat(8_000)
             + "\"}}";
-    assertProblem(post(bridge, "/api/v1/devices/too-large/events", huge), 413);
+    var problem = assertProblem(post(bridge, "/api/v1/devices/too-large/events", huge), 413);
+    assertThat(problem.path("detail").asText()).contains("4096 bytes");
     assertThat(eventIdsWrittenFor("too-large")).containsExactly("sentinel");
   }
 
@@ -201,8 +290,14 @@ class DeviceEventsHttpIT {
   @Test
   void unknownRoutesAndMethodsAreProblems() throws Exception {
     assertProblem(send(bridge, HttpRequest.newBuilder(uri(bridge, "/nope")).GET()), 404);
-    assertProblem(
-        send(bridge, HttpRequest.newBuilder(uri(bridge, "/api/v1/devices/d/events")).GET()), 405);
+    HttpResponse<String> notAllowed =
+        send(bridge, HttpRequest.newBuilder(uri(bridge, "/api/v1/devices/d/events")).GET());
+    assertProblem(notAllowed, 405);
+    assertThat(notAllowed.headers().firstValue("Allow")).hasValue("POST");
+    HttpResponse<String> postToMetrics =
+        send(bridge, HttpRequest.newBuilder(uri(bridge, "/metrics")).POST(BodyPublishers.noBody()));
+    assertProblem(postToMetrics, 405);
+    assertThat(postToMetrics.headers().firstValue("Allow")).hasValue("GET");
   }
 
   @Test
@@ -221,6 +316,13 @@ class DeviceEventsHttpIT {
     HttpResponse<String> metrics = send(bridge, HttpRequest.newBuilder(uri(bridge, "/metrics")));
     assertThat(metrics.statusCode()).isEqualTo(200);
     assertThat(metrics.body()).contains("turnstile_bridge_device_events_total");
+    assertThat(
+            post(bridge, "/api/v1/devices/metrics/events", event("e-14", "2014-11-18T15:40:26Z"))
+                .statusCode())
+        .isEqualTo(202);
+    String after = send(bridge, HttpRequest.newBuilder(uri(bridge, "/metrics"))).body();
+    assertThat(after)
+        .contains("kafka_producer_", "turnstile_bridge_device_kafka_ack_seconds_count");
   }
 
   @Test
@@ -336,6 +438,15 @@ class DeviceEventsHttpIT {
         app,
         HttpRequest.newBuilder(uri(app, path))
             .header("Content-Type", "application/json; charset=utf-8")
+            .POST(BodyPublishers.ofString(body)));
+  }
+
+  private static HttpResponse<String> postAs(String path, String contentType, String body)
+      throws Exception {
+    return send(
+        bridge,
+        HttpRequest.newBuilder(uri(bridge, path))
+            .header("Content-Type", contentType)
             .POST(BodyPublishers.ofString(body)));
   }
 

@@ -1,0 +1,71 @@
+package dev.turnstile.bridge.application;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * SHA-256 of an event's content in a canonical form: object members sorted by name, no whitespace,
+ * values as sent. Two requests that differ only in member order or spacing have the same
+ * fingerprint; any other difference (a value, a number's digits) changes it.
+ */
+final class ContentFingerprint {
+
+  private ContentFingerprint() {}
+
+  static String of(AcceptDeviceEventCommand command) {
+    StringBuilder canonical = new StringBuilder();
+    canonical.append(command.type()).append('\n');
+    canonical.append(command.occurredAt()).append('\n');
+    canonical.append(command.sessionRef()).append('\n');
+    append(command.attributes(), canonical);
+    try {
+      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of()
+          .formatHex(sha256.digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  private static void append(JsonNode node, StringBuilder out) {
+    if (node == null) {
+      out.append("absent");
+    } else if (node.isObject()) {
+      List<String> names = new ArrayList<>();
+      node.fieldNames().forEachRemaining(names::add);
+      Collections.sort(names);
+      out.append('{');
+      for (int i = 0; i < names.size(); i++) {
+        if (i > 0) {
+          out.append(',');
+        }
+        out.append(quoted(names.get(i))).append(':');
+        append(node.get(names.get(i)), out);
+      }
+      out.append('}');
+    } else if (node.isArray()) {
+      out.append('[');
+      for (int i = 0; i < node.size(); i++) {
+        if (i > 0) {
+          out.append(',');
+        }
+        append(node.get(i), out);
+      }
+      out.append(']');
+    } else {
+      // Scalars by their JSON text: a DecimalNode keeps its scale, so 7.5 and 7.50 differ.
+      out.append(node.toString());
+    }
+  }
+
+  private static String quoted(String name) {
+    return com.fasterxml.jackson.databind.node.TextNode.valueOf(name).toString();
+  }
+}

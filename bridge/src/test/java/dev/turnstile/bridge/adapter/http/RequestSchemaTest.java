@@ -1,0 +1,53 @@
+package dev.turnstile.bridge.adapter.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RequestSchemaTest {
+
+  private final RequestSchema schema = new RequestSchema();
+
+  private static JsonObject event(String eventId, String occurredAt) {
+    return new JsonObject()
+        .put("eventId", eventId)
+        .put("type", "Started")
+        .put("occurredAt", occurredAt);
+  }
+
+  @Test
+  void identifierViolationsNameTheRuleIncludingOnlyDots() {
+    for (String bad : List.of("..", ".", "bad id", "x".repeat(129), "")) {
+      List<Violation> violations =
+          schema.violations(event(bad, "2014-11-18T15:40:26Z").put("sessionRef", bad));
+
+      assertThat(violations).as(bad).isNotEmpty();
+      assertThat(violations)
+          .as(bad)
+          .extracting(Violation::pointer)
+          .containsOnly("/eventId", "/sessionRef");
+      assertThat(violations)
+          .as(bad)
+          .allSatisfy(
+              v ->
+                  assertThat(v.message())
+                      .endsWith("must be 1..128 of [A-Za-z0-9._~:-], not only dots"));
+    }
+    assertThat(schema.violations(event("a.b", "2014-11-18T15:40:26Z"))).isEmpty();
+  }
+
+  @Test
+  void dateTimeViolationsShowTheExpectedForm() {
+    List<Violation> violations = schema.violations(event("e", "2014-11-18 15:40"));
+
+    assertThat(violations).isNotEmpty();
+    assertThat(violations)
+        .allSatisfy(
+            v ->
+                assertThat(v.message())
+                    .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00"));
+  }
+}
