@@ -27,5 +27,9 @@ public enum RejectionReason {
   /** A merge input, or the document it would produce, over the configured size bound. */
   DOCUMENT_TOO_LARGE,
   /** A patch older than its merge key's compacted base: its place in the order is gone. */
-  STALE_PATCH
+  STALE_PATCH,
+  /** The post-merge step failed on a merge result; the result is carried in the rejection. */
+  POST_MERGE_FAILED,
+  /** Accepting the event would grow the device's session state past its byte bound. */
+  DEVICE_STATE_FULL
 }

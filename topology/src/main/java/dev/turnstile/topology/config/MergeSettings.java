@@ -24,15 +24,40 @@ public record MergeSettings(
     int maxDocumentBytes,
     int maxPatches) {
 
+  /**
+   * Largest state-store value the merge stage may write: its changelog record must fit Kafka's
+   * default {@code max.request.size} and {@code max.message.bytes} (1 MiB) with room for headers.
+   */
+  static final int MAX_STORED_STATE_BYTES = 900 * 1024;
+
+  /**
+   * @throws ConfigException when the stored state of one merge key (a base document and {@code
+   *     max-patches} patches, each up to {@code max-document-bytes}) could outgrow a changelog
+   *     record: the task would then fail on every replay
+   */
   static MergeSettings from(ConfigValues values) {
-    return new MergeSettings(
-        values.string("topology.merge.servicebus.key-property", "mergeKey"),
-        pointer(values, "topology.merge.servicebus.key-pointer"),
-        optional(values, "topology.merge.servicebus.version-property"),
-        pointer(values, "topology.merge.servicebus.version-pointer"),
-        values.bool("topology.merge.sessions.enabled", true),
-        values.integer("topology.merge.max-document-bytes", 256 * 1024, 2),
-        values.integer("topology.merge.max-patches", MergeState.DEFAULT_MAX_PATCHES, 1));
+    MergeSettings settings =
+        new MergeSettings(
+            values.string("topology.merge.servicebus.key-property", "mergeKey"),
+            pointer(values, "topology.merge.servicebus.key-pointer"),
+            optional(values, "topology.merge.servicebus.version-property"),
+            pointer(values, "topology.merge.servicebus.version-pointer"),
+            values.bool("topology.merge.sessions.enabled", true),
+            values.integer("topology.merge.max-document-bytes", 64 * 1024, 2),
+            values.integer("topology.merge.max-patches", MergeState.DEFAULT_MAX_PATCHES, 1));
+    long worstCase = (long) (settings.maxPatches() + 1) * settings.maxDocumentBytes();
+    if (worstCase > MAX_STORED_STATE_BYTES) {
+      throw new ConfigException(
+          "topology.merge.max-patches",
+          "× topology.merge.max-document-bytes is too large: ("
+              + settings.maxPatches()
+              + " + 1) × "
+              + settings.maxDocumentBytes()
+              + " bytes could exceed "
+              + MAX_STORED_STATE_BYTES
+              + " bytes of stored state per merge key, more than a changelog record can hold");
+    }
+    return settings;
   }
 
   private static Optional<String> optional(ConfigValues values, String key) {

@@ -21,6 +21,7 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.session.max-duration-ms}</td><td>open sessions expire this long after their Started arrived</td><td>259200000 (72 h)</td></tr>
  *   <tr><td>{@code topology.session.max-held-finishes}</td><td>early Finished events held per device</td><td>1000</td></tr>
  *   <tr><td>{@code topology.session.ended-retention-ms}</td><td>how long ended session refs are remembered (arrival time)</td><td>604800000 (7 days)</td></tr>
+ *   <tr><td>{@code topology.session.max-state-bytes}</td><td>bound on one device's stored session state; an event that would pass it is rejected (DEVICE_STATE_FULL)</td><td>262144 (256 KiB)</td></tr>
  *   <tr><td>{@code topology.punctuate-interval-ms}</td><td>wall-clock punctuation period for expiry</td><td>10000</td></tr>
  *   <tr><td>{@code topology.max-due-per-punctuation}</td><td>devices handled per punctuation</td><td>10000</td></tr>
  *   <tr><td>{@code topology.num-stream-threads}</td><td>Kafka Streams threads</td><td>1</td></tr>
@@ -32,8 +33,8 @@ import java.util.TreeMap;
  *   <tr><td>{@code topology.merge.servicebus.version-property}</td><td>application property holding an explicit version (a long)</td><td>unset</td></tr>
  *   <tr><td>{@code topology.merge.servicebus.version-pointer}</td><td>JSON pointer to an explicit version (a long) in the body; when set, used instead of the property. Without either: {@code ce_sbsequencenumber}, else {@code ce_time}</td><td>unset</td></tr>
  *   <tr><td>{@code topology.merge.sessions.enabled}</td><td>closed sessions with a session reference are merged under that reference</td><td>true</td></tr>
- *   <tr><td>{@code topology.merge.max-document-bytes}</td><td>largest merge input body and merged document, UTF-8 JSON bytes</td><td>262144 (256 KiB)</td></tr>
- *   <tr><td>{@code topology.merge.max-patches}</td><td>patches retained per merge key before the oldest is compacted</td><td>64</td></tr>
+ *   <tr><td>{@code topology.merge.max-document-bytes}</td><td>largest merge input body and merged document, UTF-8 JSON bytes</td><td>65536 (64 KiB)</td></tr>
+ *   <tr><td>{@code topology.merge.max-patches}</td><td>patches retained per merge key before the oldest is compacted</td><td>12; (max-patches + 1) × max-document-bytes ≤ 900 KiB</td></tr>
  *   <tr><td>{@code kafka.streams.*}</td><td>passed to Kafka Streams unchanged, last word</td><td></td></tr>
  * </table>
  */
@@ -46,6 +47,7 @@ public record TopologyConfig(
     SessionPolicy sessionPolicy,
     Duration punctuateInterval,
     int maxDuePerPunctuation,
+    int maxDeviceStateBytes,
     int numStreamThreads,
     int numStandbyReplicas,
     String httpHost,
@@ -78,6 +80,7 @@ public record TopologyConfig(
                 "topology.session.ended-retention-ms", defaults.endedSessionRetention(), 60_000)),
         values.millis("topology.punctuate-interval-ms", Duration.ofSeconds(10), 10),
         values.integer("topology.max-due-per-punctuation", 10_000, 1),
+        values.integer("topology.session.max-state-bytes", 256 * 1024, 1024),
         values.integer("topology.num-stream-threads", 1, 1),
         values.integer("topology.num-standby-replicas", 1, 0),
         values.string("topology.http.host", "0.0.0.0"),

@@ -18,8 +18,22 @@ class MergeSettingsTest {
     assertThat(merge.versionProperty()).isEmpty();
     assertThat(merge.versionPointer()).isEmpty();
     assertThat(merge.sessionsEnabled()).isTrue();
-    assertThat(merge.maxDocumentBytes()).isEqualTo(256 * 1024);
-    assertThat(merge.maxPatches()).isEqualTo(64);
+    assertThat(merge.maxDocumentBytes()).isEqualTo(64 * 1024);
+    assertThat(merge.maxPatches()).isEqualTo(12);
+  }
+
+  @Test
+  void boundsWhoseStoredStateCouldOutgrowAChangelogRecordAreRefused() {
+    assertThatThrownBy(
+            () ->
+                MergeSettings.from(
+                    ConfigValues.of(
+                        Map.of(
+                            "topology.merge.max-patches", "64",
+                            "topology.merge.max-document-bytes", "262144"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("topology.merge.max-patches")
+        .hasMessageContaining("max-document-bytes");
   }
 
   @Test

@@ -25,8 +25,9 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -155,15 +156,21 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     }
   }
 
+  /**
+   * Only errors that are the record's own fault are {@link Reason#REJECTED}: it is too large, or
+   * Kafka finds it invalid. Everything else (authorization, an unknown server error, a closed
+   * producer, timeouts) is the environment's and {@link Reason#UNAVAILABLE}: the Service Bus source
+   * pauses instead of dead-lettering good messages, and HTTP answers 503.
+   */
   static PublishException toPublishException(Exception error) {
-    if (error instanceof RetriableException
-        || error instanceof InterruptException
-        || error instanceof IllegalStateException) {
-      return new PublishException(
-          Reason.UNAVAILABLE, "Kafka did not take the write: " + error, error);
+    if (error instanceof RecordTooLargeException
+        || error instanceof InvalidRecordException
+        || error instanceof SerializationException) {
+      LOG.warn("Kafka refused a record for good", error);
+      return new PublishException(Reason.REJECTED, "Kafka refused the record: " + error, error);
     }
-    LOG.warn("Kafka refused a write for good", error);
-    return new PublishException(Reason.REJECTED, "Kafka refused the write: " + error, error);
+    return new PublishException(
+        Reason.UNAVAILABLE, "Kafka did not take the write: " + error, error);
   }
 
   /**

@@ -48,13 +48,34 @@ class KafkaEventPublisherTest {
   }
 
   @Test
-  void retriableErrorsAreUnavailableAndTheRestRejected() {
+  void onlyTheRecordsOwnFaultsAreRejectedAndEverythingElseIsUnavailable() {
     assertThat(KafkaEventPublisher.toPublishException(new RecordTooLargeException("big")).reason())
         .isEqualTo(Reason.REJECTED);
     assertThat(KafkaEventPublisher.toPublishException(new TimeoutException("slow")).reason())
         .isEqualTo(Reason.UNAVAILABLE);
     assertThat(
             KafkaEventPublisher.toPublishException(new NotEnoughReplicasException("isr")).reason())
+        .isEqualTo(Reason.UNAVAILABLE);
+    assertThat(
+            KafkaEventPublisher.toPublishException(
+                    new org.apache.kafka.common.InvalidRecordException("bad"))
+                .reason())
+        .isEqualTo(Reason.REJECTED);
+    // Not the message's fault: an ACL slip or a broker fault must not dead-letter good traffic.
+    assertThat(
+            KafkaEventPublisher.toPublishException(
+                    new org.apache.kafka.common.errors.TopicAuthorizationException("acl"))
+                .reason())
+        .isEqualTo(Reason.UNAVAILABLE);
+    assertThat(
+            KafkaEventPublisher.toPublishException(
+                    new org.apache.kafka.common.errors.UnknownServerException("broker"))
+                .reason())
+        .isEqualTo(Reason.UNAVAILABLE);
+    assertThat(
+            KafkaEventPublisher.toPublishException(
+                    new org.apache.kafka.common.KafkaException("Producer is closed forcefully."))
+                .reason())
         .isEqualTo(Reason.UNAVAILABLE);
   }
 

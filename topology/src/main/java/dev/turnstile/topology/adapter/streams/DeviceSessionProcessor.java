@@ -62,12 +62,18 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private KeyValueStore<String, DeviceSessionsSnapshot> sessions;
   private KeyValueStore<Bytes, String> deadlines;
   private WindowStore<Bytes, String> ended;
+  private final int maxStateBytes;
+  private final JsonSerde<DeviceSessionsSnapshot> snapshotSerde =
+      new JsonSerde<>(DeviceSessionsSnapshot.class);
+  private long lastProcessedWallClock = Long.MIN_VALUE / 2;
 
   private DeviceSessionProcessor(
       SessionPolicy policy,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
-      boolean mergeClosedSessions) {
+      boolean mergeClosedSessions,
+      int maxStateBytes) {
+    this.maxStateBytes = maxStateBytes;
     this.policy = policy;
     this.punctuateInterval = punctuateInterval;
     this.maxDuePerPunctuation = maxDuePerPunctuation;
@@ -77,12 +83,15 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   /**
    * @param mergeClosedSessions forward closed sessions with a reference to {@code
    *     session-merge-input}, which must then be a child
+   * @param maxStateBytes bound on one device's stored snapshot; an event that would grow it past
+   *     the bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
    */
   static ProcessorSupplier<String, byte[], String, byte[]> supplier(
       SessionPolicy policy,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
-      boolean mergeClosedSessions) {
+      boolean mergeClosedSessions,
+      int maxStateBytes) {
     StoreBuilder<KeyValueStore<String, DeviceSessionsSnapshot>> sessionStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
@@ -106,7 +115,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       @Override
       public Processor<String, byte[], String, byte[]> get() {
         return new DeviceSessionProcessor(
-            policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions);
+            policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions, maxStateBytes);
       }
 
       @Override
@@ -134,9 +143,22 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       reject(record, RejectionReason.MALFORMED_EVENT, "not a device-event.v1: " + e.getMessage());
       return;
     }
+    lastProcessedWallClock = context.currentSystemTimeMs();
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     OptionalLong before = aggregate.nextDeadline();
     Outcome outcome = aggregate.apply(event, record.timestamp());
+    int size = snapshotSerde.write(aggregate.snapshot()).length;
+    if (size > maxStateBytes) {
+      // Not saved: the device keeps the state it had, and its changelog record stays writable.
+      reject(
+          record,
+          RejectionReason.DEVICE_STATE_FULL,
+          "the device's session state would grow to "
+              + size
+              + " bytes, over topology.session.max-state-bytes="
+              + maxStateBytes);
+      return;
+    }
     emit(record.key(), outcome, record.timestamp(), record);
     save(record.key(), aggregate, before);
   }
@@ -159,7 +181,15 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     return event;
   }
 
-  private void expireDue(long now) {
+  /**
+   * Ends what is due. Deadlines are in arrival time; "now" is the wall clock while the partition is
+   * idle (stream time does not advance there), but stream time while records are flowing: a
+   * topology working through a backlog must not reject a held {@code Finished} whose {@code
+   * Started} is the next record, nor expire sessions whose {@code Finished} is queued behind.
+   */
+  private void expireDue(long wallClock) {
+    boolean busy = wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
+    long now = busy ? Math.min(wallClock, context.currentStreamTimeMs()) : wallClock;
     List<KeyValue<Bytes, String>> due = new ArrayList<>();
     try (KeyValueIterator<Bytes, String> it =
         deadlines.range(deadlineKey(0, ""), deadlineKey(now + 1, ""))) {
@@ -168,12 +198,18 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       }
     }
     for (KeyValue<Bytes, String> entry : due) {
+      // The entry read is removed whatever it is: one left behind by an earlier policy (grace or
+      // maximum duration changed) would otherwise be read again on every punctuation.
+      deadlines.delete(entry.key);
       String deviceId = entry.value;
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
       OptionalLong before = aggregate.nextDeadline();
       Outcome outcome = aggregate.expire(now);
       emit(deviceId, outcome, now, null);
-      save(deviceId, aggregate, before);
+      save(
+          deviceId,
+          aggregate,
+          before.equals(aggregate.nextDeadline()) ? OptionalLong.empty() : before);
     }
   }
 

@@ -102,16 +102,27 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
       return;
     }
     seen.put(result.mergeResultId(), timestamp, timestamp);
-    Optional<JsonNode> output = step.apply(result);
+    Optional<JsonNode> output;
+    try {
+      output = step.apply(result);
+    } catch (RuntimeException e) {
+      // The step is a port: whatever it throws on one result must not stop the topology.
+      reject(record, RejectionReason.POST_MERGE_FAILED, "the post-merge step failed: " + e);
+      return;
+    }
     if (output.isEmpty()) {
       return;
     }
     byte[] fingerprint = fingerprint(output.get());
-    byte[] last = latest(emitted, result.mergeKey(), timestamp);
+    // Record timestamps of merge results are not in processing order (several inputs, several
+    // bridge pods); stream time is, and it is deterministic on replay. The entry stamped with the
+    // highest stream time is the output last emitted.
+    long order = Math.max(timestamp, context.currentStreamTimeMs());
+    byte[] last = latest(emitted, result.mergeKey(), order);
     if (last != null && Arrays.equals(last, fingerprint)) {
       return;
     }
-    emitted.put(result.mergeKey(), fingerprint, timestamp);
+    emitted.put(result.mergeKey(), fingerprint, order);
     context.forward(
         new Record<>(
             result.mergeKey(),
@@ -165,9 +176,13 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
   }
 
   private void reject(Record<String, byte[]> record, String detail) {
+    reject(record, RejectionReason.MALFORMED_EVENT, detail);
+  }
+
+  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
     context.forward(
         Rejections.record(
-            RejectionReason.MALFORMED_EVENT,
+            reason,
             detail,
             Names.POST_MERGE,
             record.key(),

@@ -87,7 +87,8 @@ public final class TurnstileTopology {
             config.sessionPolicy(),
             config.punctuateInterval(),
             config.maxDuePerPunctuation(),
-            mergeSessions),
+            mergeSessions,
+            config.maxDeviceStateBytes()),
         Names.DEVICE_EVENT_DEDUP);
     sink(
         topology,

@@ -82,22 +82,36 @@ public final class CompletenessRule implements PostMergeStep {
             .divide(denominator.get(), config.scale(), config.rounding()));
   }
 
-  /** A JSON number, or a string holding one; Jackson keeps the decimal text of doubles exact. */
+  /**
+   * A JSON number, or a string holding one, within {@link #MAX_MAGNITUDE} decimal orders of
+   * magnitude: {@code 1E-2147483647} or {@code 1E+10000000} would make a division throw or run for
+   * seconds inside a transaction, so such a value counts as absent (no derived field) instead.
+   */
   private static Optional<BigDecimal> decimal(JsonNode node) {
     if (node == null) {
       return Optional.empty();
     }
+    BigDecimal value;
     if (node.isNumber()) {
-      return Optional.of(node.decimalValue());
-    }
-    if (node.isTextual()) {
+      value = node.decimalValue();
+    } else if (node.isTextual()) {
       try {
-        return Optional.of(new BigDecimal(node.textValue().trim()));
+        value = new BigDecimal(node.textValue().trim());
       } catch (NumberFormatException e) {
         return Optional.empty();
       }
+    } else {
+      return Optional.empty();
     }
-    return Optional.empty();
+    return reasonable(value) ? Optional.of(value) : Optional.empty();
+  }
+
+  /** Bound on a decimal's scale and on its digits before the point, for derived fields. */
+  static final int MAX_MAGNITUDE = 64;
+
+  private static boolean reasonable(BigDecimal value) {
+    int integerDigits = value.precision() - value.scale();
+    return Math.abs(value.scale()) <= MAX_MAGNITUDE && Math.abs(integerDigits) <= MAX_MAGNITUDE;
   }
 
   /**

@@ -40,7 +40,7 @@ import java.util.TreeSet;
 public final class MergeState {
 
   /** Default for {@link #maxPatches()}. */
-  public static final int DEFAULT_MAX_PATCHES = 64;
+  public static final int DEFAULT_MAX_PATCHES = 12;
 
   private final String mergeKey;
   private final int maxPatches;

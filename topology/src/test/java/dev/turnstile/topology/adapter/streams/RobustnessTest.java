@@ -1,0 +1,183 @@
+package dev.turnstile.topology.adapter.streams;
+
+import static dev.turnstile.schemas.DeviceEventType.Finished;
+import static dev.turnstile.schemas.DeviceEventType.Started;
+import static dev.turnstile.topology.adapter.streams.TopologyFixture.START;
+import static dev.turnstile.topology.adapter.streams.TopologyFixture.event;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.schemas.CloudEventHeaders;
+import dev.turnstile.schemas.DeviceSessionEventType;
+import dev.turnstile.topology.domain.merge.Contribution;
+import dev.turnstile.topology.domain.merge.MergeResult;
+import dev.turnstile.topology.domain.merge.MergeVersion;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Inputs and conditions found in review that could stop the topology, grow a store value past what
+ * a changelog record holds, or lose an outcome; each is now handled.
+ */
+class RobustnessTest {
+  static final OffsetDateTime T0 = OffsetDateTime.parse("2014-11-18T15:40:26-05:00");
+  @TempDir Path dir;
+
+  @Test
+  void anAbsurdNumberCannotStopThePostMergeStage() {
+    try (TopologyFixture t = new TopologyFixture(dir)) {
+      t.send(event("st-1", "s", Started, "R1", T0));
+      t.send(event("st-1", "f", Finished, "R1", T0.plusHours(2)));
+      byte[] body =
+          "{\"sessionId\":\"R1\",\"userId\":\"u\",\"kwhTotal\":\"1E-2147483647\",\"dollars\":1}"
+              .getBytes(StandardCharsets.UTF_8);
+      t.sendServiceBus("R1", "m1", 10, "R1", body);
+
+      var outputs = t.postMergeOutputs();
+      assertThat(outputs).hasSize(1);
+      assertThat(outputs.get(0).has("averagePowerKw")).isFalse();
+      assertThat(outputs.get(0).has("pricePerKwh")).isFalse();
+    }
+  }
+
+  @Test
+  void processingLagLongerThanGraceRejectsAFinishedWhoseStartedIsNextInTheBacklog() {
+    try (TopologyFixture t = new TopologyFixture(dir)) {
+      // backlog: ingested 10 min ago (grace is 5 min), processed now
+      t.send(event("d", "f", Finished, "R", T0.plusHours(1)), START.minus(Duration.ofMinutes(10)));
+      t.driver.advanceWallClockTime(Duration.ofSeconds(1)); // punctuation between poll batches
+      t.send(event("d", "s", Started, "R", T0), START.minus(Duration.ofMinutes(10)).plusSeconds(1));
+      var types = t.sessionEvents().stream().map(e -> e.type()).toList();
+      assertThat(t.rejections()).isEmpty();
+      assertThat(types)
+          .containsExactly(DeviceSessionEventType.Opened, DeviceSessionEventType.Closed);
+    }
+  }
+
+  @Test
+  void controlWithoutStaleEntryExpires() {
+    try (TopologyFixture t =
+        new TopologyFixture(dir, Map.of("topology.max-due-per-punctuation", "1"))) {
+      t.send(event("b", "s", Started, "R", T0), START.minus(Duration.ofHours(73)));
+      t.sessionEvents();
+      for (int i = 0; i < 5; i++) {
+        t.driver.advanceWallClockTime(Duration.ofSeconds(2));
+      }
+      var types = t.sessionEvents().stream().map(e -> e.type()).toList();
+      assertThat(types).containsExactly(DeviceSessionEventType.Expired);
+    }
+  }
+
+  @Test
+  void aStaleDueDeadlineEntryBlocksExpiryForever() {
+    try (TopologyFixture t =
+        new TopologyFixture(dir, Map.of("topology.max-due-per-punctuation", "1"))) {
+      // what a change of max-duration/grace leaves behind: an index entry the new policy never
+      // recomputes
+      KeyValueStore<Bytes, String> deadlines =
+          t.driver.getKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE);
+      deadlines.put(
+          DeviceSessionProcessor.deadlineKey(
+              START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost"),
+          "a-ghost");
+      t.send(event("b", "s", Started, "R", T0), START.minus(Duration.ofHours(73)));
+      t.sessionEvents();
+      for (int i = 0; i < 5; i++) {
+        t.driver.advanceWallClockTime(Duration.ofSeconds(2));
+      }
+      var types = t.sessionEvents().stream().map(e -> e.type()).toList();
+      assertThat(types).containsExactly(DeviceSessionEventType.Expired);
+      assertThat(
+              deadlines.get(
+                  DeviceSessionProcessor.deadlineKey(
+                      START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost")))
+          .isNull();
+    }
+  }
+
+  private static void pipeResult(TopologyFixture t, String id, long ts, String dollars) {
+    ObjectNode doc = JsonNodeFactory.instance.objectNode();
+    doc.put("station", "st")
+        .put("startedAt", "2014-11-18T15:40:26-05:00")
+        .put("endedAt", "2014-11-18T17:40:26-05:00")
+        .put("durationMillis", 7200000)
+        .put("kwhTotal", 7.78)
+        .put("dollars", dollars)
+        .put("userId", "u");
+    MergeResult r =
+        new MergeResult(
+            id,
+            "K",
+            MergeVersion.sequence(ts, "src", id),
+            doc,
+            List.of(new Contribution("src", id)),
+            1,
+            new TreeSet<>(List.of("src")));
+    RecordHeaders h = new RecordHeaders();
+    h.add(CloudEventHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
+    t.mergeResultsIn.pipeInput(
+        new TestRecord<>("K", TopologyFixture.json(r), h, START.plusMillis(ts)));
+  }
+
+  @Test
+  void postMergeSuppressesARevertWhenTimestampsAreOutOfOrder() {
+    try (TopologyFixture t = new TopologyFixture(dir)) {
+      pipeResult(t, "1".repeat(64), 200, "1.00"); // A
+      pipeResult(t, "2".repeat(64), 100, "2.00"); // B (earlier timestamp, processed later)
+      pipeResult(t, "3".repeat(64), 150, "1.00"); // back to A
+      var outs = t.postMergeOutputs().stream().map(o -> o.get("dollars").asText()).toList();
+      assertThat(outs).containsExactly("1.00", "2.00", "1.00");
+    }
+  }
+
+  @Test
+  void aDeviceStateCannotOutgrowItsBoundAndTheEventThatWouldIsRejected() {
+    try (TopologyFixture t = new TopologyFixture(dir)) {
+      ObjectNode attrs = JsonNodeFactory.instance.objectNode();
+      attrs.put("blob", "x".repeat(60_000));
+      for (int i = 0; i < 20; i++) {
+        var e =
+            new dev.turnstile.schemas.DeviceEvent(
+                "d", "f" + i, Finished, T0, "r" + i, attrs, START);
+        t.send(e);
+      }
+      KeyValueStore<String, dev.turnstile.topology.domain.session.DeviceSessionsSnapshot> store =
+          t.driver.getKeyValueStore(Names.DEVICE_SESSION_STORE);
+      int bytes = TopologyFixture.json(store.get("d")).length;
+      assertThat(bytes).isLessThanOrEqualTo(256 * 1024);
+      assertThat(t.rejections())
+          .extracting(r -> r.reason().name())
+          .contains("DEVICE_STATE_FULL")
+          .hasSizeGreaterThanOrEqualTo(16);
+    }
+  }
+
+  @Test
+  void aMergeStateCannotOutgrowAChangelogRecord() {
+    try (TopologyFixture t = new TopologyFixture(dir)) {
+      for (int i = 0; i < 6; i++) {
+        String body = "{\"sessionId\":\"K\",\"blob\":\"" + "y".repeat(200_000 + i) + "\"}";
+        t.sendServiceBus("K", "m" + i, 10 + i, "K", body.getBytes(StandardCharsets.UTF_8));
+      }
+      KeyValueStore<String, StoredMergeState> store = t.driver.getKeyValueStore(Names.MERGE_STORE);
+      StoredMergeState state = store.get("K");
+      int bytes = state == null ? 0 : TopologyFixture.json(state).length;
+      assertThat(bytes).isLessThan(900 * 1024);
+      assertThat(t.rejections())
+          .extracting(r -> r.reason().name())
+          .containsOnly("DOCUMENT_TOO_LARGE");
+    }
+  }
+}
