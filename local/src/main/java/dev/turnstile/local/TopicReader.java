@@ -42,13 +42,23 @@ final class TopicReader {
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
             StringDeserializer.class,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-            ByteArrayDeserializer.class);
+            ByteArrayDeserializer.class,
+            ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            15_000);
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
-      List<TopicPartition> partitions =
-          consumer.partitionsFor(topic).stream()
-              .map(p -> new TopicPartition(topic, p.partition()))
-              .toList();
+      List<TopicPartition> partitions;
+      try {
+        partitions =
+            consumer.partitionsFor(topic).stream()
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        throw new IllegalArgumentException("cannot reach Kafka at " + bootstrap + " within 15 s");
+      }
+      if (partitions.isEmpty()) {
+        throw new IllegalArgumentException("no topic " + topic + " at " + bootstrap);
+      }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long deadline = System.nanoTime() + timeout.toNanos();

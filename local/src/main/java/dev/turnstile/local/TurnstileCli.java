@@ -156,8 +156,13 @@ public final class TurnstileCli implements Runnable {
 
     @Override
     public Integer call() {
-      TopicReader.print(bootstrap, topic, java.time.Duration.ofMillis(idleMs), System.out);
-      return 0;
+      try {
+        TopicReader.print(bootstrap, topic, java.time.Duration.ofMillis(idleMs), System.out);
+        return 0;
+      } catch (IllegalArgumentException e) {
+        System.err.println("turnstile read: " + e.getMessage());
+        return 2;
+      }
     }
   }
 }
