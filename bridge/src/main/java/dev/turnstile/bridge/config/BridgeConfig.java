@@ -99,7 +99,10 @@ public record BridgeConfig(
   /** Milliseconds an accepted event stays in that cache. Default {@code 600000} (10 minutes). */
   public static final String DUPLICATE_CACHE_TTL_MS = "bridge.duplicate-cache.ttl-ms";
 
-  /** Milliseconds {@code close()} waits for in-flight requests and writes. Default 10000. */
+  /**
+   * Milliseconds {@code close()} waits for in-flight requests, Service Bus callbacks and writes.
+   * Default 20000; with a Service Bus source, at least its settle timeout (checked at start-up).
+   */
   public static final String SHUTDOWN_TIMEOUT_MS = "bridge.shutdown-timeout-ms";
 
   /**
@@ -143,7 +146,8 @@ public record BridgeConfig(
   /**
    * Milliseconds a message callback waits for Kafka's acknowledgement before abandoning the message
    * and pausing; must be below every entity's {@link #ENTITY_MAX_AUTO_LOCK_RENEW_MS}, since lock
-   * renewal only runs while the callback runs. Default {@code 30000}.
+   * renewal only runs while the callback runs. Default {@code 15000}; must not exceed {@link
+   * #SHUTDOWN_TIMEOUT_MS}.
    */
   public static final String SERVICEBUS_SETTLE_TIMEOUT_MS = "bridge.servicebus.settle-timeout-ms";
 

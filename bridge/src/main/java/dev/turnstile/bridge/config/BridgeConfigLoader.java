@@ -158,24 +158,40 @@ public final class BridgeConfigLoader {
               + envName(KAFKA_BOOTSTRAP_SERVERS)
               + ")");
     }
-    return new BridgeConfig(
-        v.string(TOPIC_PREFIX, ""),
-        v.string(HTTP_HOST, "0.0.0.0"),
-        (int) v.number(HTTP_PORT, 8080, 0, 65_535),
-        v.number(HTTP_BODY_LIMIT_BYTES, 65_536, 1, Integer.MAX_VALUE),
-        (int) v.number(HTTP_RETRY_AFTER_SECONDS, 5, 0, 86_400),
-        Duration.ofMillis(v.number(KAFKA_ACK_TIMEOUT_MS, 10_000, 100, 3_600_000)),
-        (int) v.number(KAFKA_MAX_IN_FLIGHT, 10_000, 1, 1_000_000),
-        Duration.ofMillis(v.number(KAFKA_READINESS_INTERVAL_MS, 5_000, 100, 3_600_000)),
-        v.number(DUPLICATE_CACHE_SIZE, 100_000, 0, 100_000_000),
-        Duration.ofMillis(v.number(DUPLICATE_CACHE_TTL_MS, 600_000, 1, 7L * 24 * 3_600_000)),
-        Duration.ofMillis(v.number(SHUTDOWN_TIMEOUT_MS, 10_000, 0, 600_000)),
-        v.instant(DEVICE_MIN_OCCURRED_AT, Instant.parse("2000-01-01T00:00:00Z")),
-        Duration.ofMillis(
-            v.number(DEVICE_MAX_CLOCK_SKEW_MS, 86_400_000, 0, 10L * 366 * 86_400_000)),
-        common,
-        producer,
-        ServiceBusConfigReader.read(values, v.string(TOPIC_PREFIX, "")));
+    BridgeConfig config =
+        new BridgeConfig(
+            v.string(TOPIC_PREFIX, ""),
+            v.string(HTTP_HOST, "0.0.0.0"),
+            (int) v.number(HTTP_PORT, 8080, 0, 65_535),
+            v.number(HTTP_BODY_LIMIT_BYTES, 65_536, 1, Integer.MAX_VALUE),
+            (int) v.number(HTTP_RETRY_AFTER_SECONDS, 5, 0, 86_400),
+            Duration.ofMillis(v.number(KAFKA_ACK_TIMEOUT_MS, 10_000, 100, 3_600_000)),
+            (int) v.number(KAFKA_MAX_IN_FLIGHT, 10_000, 1, 1_000_000),
+            Duration.ofMillis(v.number(KAFKA_READINESS_INTERVAL_MS, 5_000, 100, 3_600_000)),
+            v.number(DUPLICATE_CACHE_SIZE, 100_000, 0, 100_000_000),
+            Duration.ofMillis(v.number(DUPLICATE_CACHE_TTL_MS, 600_000, 1, 7L * 24 * 3_600_000)),
+            Duration.ofMillis(v.number(SHUTDOWN_TIMEOUT_MS, 20_000, 0, 600_000)),
+            v.instant(DEVICE_MIN_OCCURRED_AT, Instant.parse("2000-01-01T00:00:00Z")),
+            Duration.ofMillis(
+                v.number(DEVICE_MAX_CLOCK_SKEW_MS, 86_400_000, 0, 10L * 366 * 86_400_000)),
+            common,
+            producer,
+            ServiceBusConfigReader.read(values, v.string(TOPIC_PREFIX, "")));
+    if (config.serviceBus() != null
+        && config.shutdownTimeout().compareTo(config.serviceBus().settleTimeout()) < 0) {
+      // A shorter drain cuts off callbacks still waiting for their ack: their messages are
+      // redelivered, and the Service Bus clients close under running handlers.
+      throw new IllegalArgumentException(
+          SHUTDOWN_TIMEOUT_MS
+              + " ("
+              + config.shutdownTimeout().toMillis()
+              + ") must be at least "
+              + SERVICEBUS_SETTLE_TIMEOUT_MS
+              + " ("
+              + config.serviceBus().settleTimeout().toMillis()
+              + ") so that shutdown can drain message callbacks");
+    }
+    return config;
   }
 
   record Values(Map<String, String> values) {

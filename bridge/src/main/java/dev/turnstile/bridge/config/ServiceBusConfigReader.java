@@ -62,7 +62,7 @@ final class ServiceBusConfigReader {
       }
     }
     Duration settleTimeout =
-        Duration.ofMillis(v.number(SERVICEBUS_SETTLE_TIMEOUT_MS, 30_000, 100, 3_600_000));
+        Duration.ofMillis(v.number(SERVICEBUS_SETTLE_TIMEOUT_MS, 15_000, 100, 3_600_000));
     Duration resumeCheck =
         Duration.ofMillis(v.number(SERVICEBUS_RESUME_CHECK_INTERVAL_MS, 1_000, 10, 600_000));
     List<ServiceBusConfig.Entity> entities = new ArrayList<>();

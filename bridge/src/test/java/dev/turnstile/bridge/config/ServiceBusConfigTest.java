@@ -78,6 +78,19 @@ class ServiceBusConfigTest {
   }
 
   @Test
+  void shutdownMustLeaveTimeToDrainCallbacksWaitingForTheirAck() {
+    Map<String, String> values = oneQueue();
+    values.put("bridge.servicebus.settle-timeout-ms", "15000");
+    values.put("bridge.shutdown-timeout-ms", "10000");
+    assertThatThrownBy(() -> BridgeConfigLoader.fromMap(values))
+        .hasMessageContaining("bridge.shutdown-timeout-ms")
+        .hasMessageContaining("bridge.servicebus.settle-timeout-ms");
+
+    values.put("bridge.shutdown-timeout-ms", "15000");
+    assertThat(BridgeConfigLoader.fromMap(values).shutdownTimeout()).hasSeconds(15);
+  }
+
+  @Test
   void badKeyRuleNamesItsKey() {
     Map<String, String> values = oneQueue();
     values.put("bridge.servicebus.entity.billing.key", "header:x");
