@@ -272,7 +272,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
               original,
               context.currentSystemTimeMs(),
               timestamp),
-          Names.REJECTED_EVENTS_SINK);
+          Names.REJECTED_EVENTS);
     }
   }
 
@@ -289,7 +289,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
             null,
             context.currentSystemTimeMs(),
             record.timestamp()),
-        Names.REJECTED_EVENTS_SINK);
+        Names.REJECTED_EVENTS);
   }
 
   private static String eventId(Record<String, byte[]> record) {

@@ -105,7 +105,7 @@ final class EventDedupProcessor implements Processor<String, byte[], String, byt
               null,
               context.currentSystemTimeMs(),
               record.timestamp()),
-          Names.REJECTED_EVENTS_SINK);
+          Names.REJECTED_EVENTS);
       return;
     }
     Bytes key = identity.get().bytes();

@@ -166,6 +166,6 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
             null,
             context.currentSystemTimeMs(),
             record.timestamp()),
-        Names.REJECTED_EVENTS_SINK);
+        Names.REJECTED_EVENTS);
   }
 }

@@ -10,6 +10,10 @@ public final class Names {
   public static final String DEVICE_SESSION_DEADLINE_STORE = "device-session-deadline-store";
   public static final String DEVICE_SESSION_ENDED_STORE = "device-session-ended-store";
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
+
+  /** Every stage forwards its rejections here; it counts them by reason for the sink. */
+  public static final String REJECTED_EVENTS = "rejected-events";
+
   public static final String REJECTED_EVENTS_SINK = "rejected-events-sink";
 
   public static final String SERVICEBUS_MESSAGES_SOURCE = "servicebus-messages-source";

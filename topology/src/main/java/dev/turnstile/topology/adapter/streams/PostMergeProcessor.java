@@ -192,6 +192,6 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
             null,
             context.currentSystemTimeMs(),
             record.timestamp()),
-        Names.REJECTED_EVENTS_SINK);
+        Names.REJECTED_EVENTS);
   }
 }

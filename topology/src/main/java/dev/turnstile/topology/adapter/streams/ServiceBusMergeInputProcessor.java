@@ -187,6 +187,6 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
             null,
             context.currentSystemTimeMs(),
             record.timestamp()),
-        Names.REJECTED_EVENTS_SINK);
+        Names.REJECTED_EVENTS);
   }
 }

@@ -66,7 +66,14 @@ public final class TurnstileTopology {
     rejecting.add(Names.SERVICEBUS_MERGE_INPUT);
     rejecting.add(Names.MERGE);
     rejecting.add(Names.POST_MERGE);
-    sink(topology, Names.REJECTED_EVENTS_SINK, config, TopicCatalogue.REJECTED_EVENTS, rejecting);
+    topology.addProcessor(
+        Names.REJECTED_EVENTS, RejectionCounter::new, rejecting.toArray(String[]::new));
+    sink(
+        topology,
+        Names.REJECTED_EVENTS_SINK,
+        config,
+        TopicCatalogue.REJECTED_EVENTS,
+        List.of(Names.REJECTED_EVENTS));
     return topology;
   }
 

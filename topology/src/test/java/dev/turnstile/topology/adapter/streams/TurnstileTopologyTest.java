@@ -197,6 +197,8 @@ class TurnstileTopologyTest {
     RejectedEvent rejected = topology.rejections().get(0);
     assertThat(rejected.reason()).isEqualTo(RejectionReason.MALFORMED_EVENT);
     assertThat(rejected.rawValue()).isEqualTo("e25vdCBqc29u");
+    assertThat(metric("rejected-total", "turnstile-rejections-id", "MALFORMED_EVENT"))
+        .isEqualTo(1.0);
     assertThat(types(topology.sessionEvents())).containsExactly(DeviceSessionEventType.Opened);
   }
 
@@ -235,6 +237,14 @@ class TurnstileTopologyTest {
     assertThat(
             new String(record.headers().lastHeader("ce_subject").value(), StandardCharsets.UTF_8))
         .isEqualTo("st-1");
+  }
+
+  private double metric(String name, String tag, String value) {
+    return topology.driver.metrics().entrySet().stream()
+        .filter(e -> e.getKey().name().equals(name))
+        .filter(e -> value.equals(e.getKey().tags().get(tag)))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+        .sum();
   }
 
   private double duplicatesTotal() {

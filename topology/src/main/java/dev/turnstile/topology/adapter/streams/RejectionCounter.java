@@ -1,0 +1,53 @@
+package dev.turnstile.topology.adapter.streams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.Json;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Counts every rejection by reason on its way to {@code rejected-events.v1}: metric {@code
+ * rejected-total}, group {@code stream-turnstile-rejections-metrics}, tag {@code
+ * turnstile-rejections-id} = the reason code. Like every Streams metric it is a monitoring figure:
+ * after an exactly-once abort and retry a rejection may be counted twice, never written twice.
+ */
+final class RejectionCounter implements Processor<String, byte[], String, byte[]> {
+
+  private final Map<String, Sensor> sensors = new HashMap<>();
+  private ProcessorContext<String, byte[]> context;
+
+  @Override
+  public void init(ProcessorContext<String, byte[]> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<String, byte[]> record) {
+    sensor(reason(record.value())).record();
+    context.forward(record);
+  }
+
+  private Sensor sensor(String reason) {
+    return sensors.computeIfAbsent(
+        reason,
+        r ->
+            context
+                .metrics()
+                .addRateTotalSensor(
+                    "turnstile-rejections", r, "rejected", Sensor.RecordingLevel.INFO));
+  }
+
+  private static String reason(byte[] value) {
+    try {
+      JsonNode reason = Json.mapper().readTree(value).path("reason");
+      return reason.isTextual() ? reason.asText() : "UNKNOWN";
+    } catch (IOException | RuntimeException e) {
+      return "UNKNOWN";
+    }
+  }
+}
