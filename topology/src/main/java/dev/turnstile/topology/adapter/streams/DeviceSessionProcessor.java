@@ -277,19 +277,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    context.forward(
-        Rejections.record(
-            reason,
-            detail,
-            Names.DEVICE_SESSION,
-            record.key(),
-            eventId(record),
-            context.recordMetadata().orElse(null),
-            record.value(),
-            null,
-            context.currentSystemTimeMs(),
-            record.timestamp()),
-        Names.REJECTED_EVENTS);
+    Rejections.forwardInput(context, record, reason, detail, Names.DEVICE_SESSION, eventId(record));
   }
 
   private static String eventId(Record<String, byte[]> record) {

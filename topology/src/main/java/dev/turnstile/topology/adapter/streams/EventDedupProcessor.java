@@ -93,19 +93,13 @@ final class EventDedupProcessor implements Processor<String, byte[], String, byt
   public void process(Record<String, byte[]> record) {
     Optional<DedupKey> identity = DedupKey.from(record.headers());
     if (identity.isEmpty()) {
-      context.forward(
-          Rejections.record(
-              RejectionReason.MISSING_EVENT_ID,
-              "the record has no ce_source or ce_id header, so it cannot be deduplicated",
-              processorName,
-              record.key(),
-              null,
-              context.recordMetadata().orElse(null),
-              record.value(),
-              null,
-              context.currentSystemTimeMs(),
-              record.timestamp()),
-          Names.REJECTED_EVENTS);
+      Rejections.forwardInput(
+          context,
+          record,
+          RejectionReason.MISSING_EVENT_ID,
+          "the record has no ce_source or ce_id header, so it cannot be deduplicated",
+          processorName,
+          null);
       return;
     }
     Bytes key = identity.get().bytes();

@@ -154,18 +154,12 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
     Header id = record.headers().lastHeader(CloudEventHeaders.ID);
-    context.forward(
-        Rejections.record(
-            reason,
-            detail,
-            Names.MERGE,
-            record.key(),
-            id == null ? null : new String(id.value(), StandardCharsets.UTF_8),
-            context.recordMetadata().orElse(null),
-            record.value(),
-            null,
-            context.currentSystemTimeMs(),
-            record.timestamp()),
-        Names.REJECTED_EVENTS);
+    Rejections.forwardInput(
+        context,
+        record,
+        reason,
+        detail,
+        Names.MERGE,
+        id == null ? null : new String(id.value(), StandardCharsets.UTF_8));
   }
 }

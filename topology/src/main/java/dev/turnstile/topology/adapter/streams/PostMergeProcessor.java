@@ -180,18 +180,6 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    context.forward(
-        Rejections.record(
-            reason,
-            detail,
-            Names.POST_MERGE,
-            record.key(),
-            null,
-            context.recordMetadata().orElse(null),
-            record.value(),
-            null,
-            context.currentSystemTimeMs(),
-            record.timestamp()),
-        Names.REJECTED_EVENTS);
+    Rejections.forwardInput(context, record, reason, detail, Names.POST_MERGE, null);
   }
 }

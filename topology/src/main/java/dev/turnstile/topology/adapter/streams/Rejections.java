@@ -8,6 +8,7 @@ import dev.turnstile.schemas.TopicCatalogue;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Base64;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
@@ -51,6 +52,32 @@ final class Rejections {
             "dev.turnstile.rejected-event.v1",
             key,
             Instant.ofEpochMilli(nowMillis)));
+  }
+
+  /**
+   * Forwards to {@code rejected-events} a rejection of the record being processed, carrying its
+   * value and its topic, partition and offset.
+   */
+  static void forwardInput(
+      ProcessorContext<String, byte[]> context,
+      Record<String, byte[]> input,
+      RejectionReason reason,
+      String detail,
+      String stage,
+      String eventId) {
+    context.forward(
+        record(
+            reason,
+            detail,
+            stage,
+            input.key(),
+            eventId,
+            context.recordMetadata().orElse(null),
+            input.value(),
+            null,
+            context.currentSystemTimeMs(),
+            input.timestamp()),
+        Names.REJECTED_EVENTS);
   }
 
   private static byte[] value(
