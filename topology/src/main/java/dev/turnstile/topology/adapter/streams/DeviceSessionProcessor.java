@@ -59,7 +59,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private final JsonSerde<DeviceSessionEvent> eventSerde =
       new JsonSerde<>(DeviceSessionEvent.class);
   private ProcessorContext<String, byte[]> context;
-  private KeyValueStore<String, DeviceSessionsSnapshot> sessions;
+  private KeyValueStore<String, byte[]> sessions;
   private KeyValueStore<Bytes, String> deadlines;
   private WindowStore<Bytes, String> ended;
   private final int maxStateBytes;
@@ -92,11 +92,13 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       int maxDuePerPunctuation,
       boolean mergeClosedSessions,
       int maxStateBytes) {
-    StoreBuilder<KeyValueStore<String, DeviceSessionsSnapshot>> sessionStore =
+    // Values are the snapshot's JSON bytes: serialised once per event, for the size bound and
+    // the store alike.
+    StoreBuilder<KeyValueStore<String, byte[]>> sessionStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
             Serdes.String(),
-            new JsonSerde<>(DeviceSessionsSnapshot.class));
+            Serdes.ByteArray());
     StoreBuilder<WindowStore<Bytes, String>> endedStore =
         Stores.windowStoreBuilder(
             Stores.persistentWindowStore(
@@ -147,7 +149,9 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     OptionalLong before = aggregate.nextDeadline();
     Outcome outcome = aggregate.apply(event, record.timestamp());
-    int size = snapshotSerde.write(aggregate.snapshot()).length;
+    DeviceSessionsSnapshot snapshot = aggregate.snapshot();
+    byte[] stored = snapshot.isEmpty() ? null : snapshotSerde.write(snapshot);
+    int size = stored == null ? 0 : stored.length;
     if (size > maxStateBytes) {
       // Not saved: the device keeps the state it had, and its changelog record stays writable.
       reject(
@@ -160,7 +164,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       return;
     }
     emit(record.key(), outcome, record.timestamp(), record);
-    save(record.key(), aggregate, before);
+    save(record.key(), aggregate, stored, before);
   }
 
   private DeviceEvent parse(Record<String, byte[]> record) throws IOException {
@@ -220,16 +224,28 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private DeviceSessions load(String deviceId, long arrival) {
     return DeviceSessions.restore(
         policy,
-        sessions.get(deviceId),
+        snapshotSerde.deserializer().deserialize(null, sessions.get(deviceId)),
         new WindowStoreEndedSessions(ended, deviceId, arrival, policy.endedSessionRetention()));
   }
 
   private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    if (snapshot.isEmpty()) {
+    save(
+        deviceId,
+        aggregate,
+        snapshot.isEmpty() ? null : snapshotSerde.write(snapshot),
+        deadlineBefore);
+  }
+
+  /**
+   * @param stored the snapshot's JSON, or null when the device has nothing left to keep
+   */
+  private void save(
+      String deviceId, DeviceSessions aggregate, byte[] stored, OptionalLong deadlineBefore) {
+    if (stored == null) {
       sessions.delete(deviceId);
     } else {
-      sessions.put(deviceId, snapshot);
+      sessions.put(deviceId, stored);
     }
     OptionalLong deadlineAfter = aggregate.nextDeadline();
     if (!deadlineBefore.equals(deadlineAfter)) {
