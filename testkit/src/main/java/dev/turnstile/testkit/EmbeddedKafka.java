@@ -37,6 +37,15 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @throws IllegalStateException if the node does not start
    */
   public static EmbeddedKafka start(Path baseDirectory) {
+    return start(baseDirectory, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path)}, with broker settings over the single-node ones; for example {@code
+   * auto.create.topics.enable=true}, Kafka's own default, to reproduce what clients do to a broker
+   * that creates topics on first use.
+   */
+  public static EmbeddedKafka start(Path baseDirectory, Map<String, String> brokerOverrides) {
     try {
       TestKitNodes.Builder nodes =
           new TestKitNodes.Builder()
@@ -48,6 +57,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       }
       KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build());
       singleNodeConfig().forEach(builder::setConfigProp);
+      brokerOverrides.forEach(builder::setConfigProp);
       KafkaClusterTestKit cluster = builder.build();
       formatQuietly(cluster);
       cluster.startup();
