@@ -53,6 +53,8 @@ public record TopologyConfig(
     String httpHost,
     int httpPort,
     MergeSettings merge,
+    Duration topicsWait,
+    Duration topicsCheckInterval,
     Map<String, String> streamsOverrides) {
 
   public TopologyConfig {
@@ -86,6 +88,8 @@ public record TopologyConfig(
         values.string("topology.http.host", "0.0.0.0"),
         values.integer("topology.http.port", 8081, 0),
         MergeSettings.from(values),
+        values.millis("topology.topics.wait-ms", Duration.ofSeconds(60), 0),
+        values.millis("topology.topics.check-interval-ms", Duration.ofSeconds(10), 100),
         new TreeMap<>(values.withPrefix("kafka.streams.")));
   }
 
