@@ -67,6 +67,8 @@ public final class TopologyApplication implements AutoCloseable {
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class);
     // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // The model refuses overrides of the keys above that exactly-once depends on.
+    p.putAll(config.kafkaCommon());
     p.putAll(config.streamsOverrides());
     return p;
   }

@@ -1,37 +1,46 @@
 package dev.turnstile.topology;
 
 import dev.turnstile.runtime.cli.ExitCode;
+import dev.turnstile.runtime.cli.ProcessCommandLine;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
-import java.nio.file.Path;
+import dev.turnstile.topology.config.TopologyConfigModel;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the topology against an existing Kafka: {@code TopologyMain [--config FILE]}. Exit codes are
- * {@link ExitCode}'s: 2 for bad configuration, 3 when the topics are not as declared, 1 when Kafka
- * Streams failed, 0 after SIGTERM.
+ * Runs the topology against an existing Kafka: {@code turnstile-topology [--config FILE]
+ * [--check-config] [--help]}. Exit codes are {@link ExitCode}'s: 2 for a bad command line or
+ * configuration (one line per key, no stack trace), 3 when the topics are not as declared, 1 when
+ * Kafka Streams failed, 0 after SIGTERM.
  */
 public final class TopologyMain {
 
   private static final Logger LOG = LoggerFactory.getLogger(TopologyMain.class);
 
+  static final String DESCRIPTION =
+      "Turnstile topology: Kafka Streams, exactly_once_v2: dedup, device sessions, merge and"
+          + " post-merge, from the raw topics to the outputs downstream teams read.";
+
   private TopologyMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    Path file = args.length == 2 && args[0].equals("--config") ? Path.of(args[1]) : null;
-    if (args.length != 0 && file == null) {
-      System.err.println("usage: topology [--config FILE]");
-      System.exit(ExitCode.CONFIG);
+    ProcessCommandLine.Outcome<TopologyConfig> parsed =
+        new ProcessCommandLine<>(
+                TopologyConfigModel.MODEL,
+                DESCRIPTION,
+                settings -> TopologyConfig.from(ConfigValues.of(settings)))
+            .parse(
+                args,
+                System.getenv(),
+                new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+                new PrintWriter(System.err, true, StandardCharsets.UTF_8));
+    if (!parsed.run()) {
+      System.exit(parsed.exitCode());
     }
-    TopologyConfig config;
-    try {
-      config = TopologyConfig.from(ConfigValues.load(file, System.getenv()));
-    } catch (IllegalArgumentException e) {
-      System.err.println("configuration error: " + e.getMessage());
-      System.exit(ExitCode.CONFIG);
-      return;
-    }
+    TopologyConfig config = parsed.config();
     LOG.info("starting with {}", config);
     TopologyProcess process = TopologyProcess.start(config);
     LOG.info(
