@@ -21,6 +21,12 @@ public final class TopologyApplication implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TopologyApplication.class);
 
+  /**
+   * Longest wait for Kafka Streams to close (commit, flush, leave the group); the pod's {@code
+   * terminationGracePeriodSeconds} must exceed it.
+   */
+  public static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
   private final KafkaStreams streams;
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsMetrics streamsMetrics;
@@ -34,6 +40,11 @@ public final class TopologyApplication implements AutoCloseable {
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
   public static TopologyApplication start(TopologyConfig config) {
+    return start(config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
+  /** As {@link #start(TopologyConfig)}, binding Kafka Streams' metrics to {@code registry}. */
+  public static TopologyApplication start(TopologyConfig config, PrometheusMeterRegistry registry) {
     KafkaStreams streams =
         new KafkaStreams(TurnstileTopology.build(config), streamsProperties(config));
     // Record-level problems are answered inside the processors (rejected-events.v1). What reaches
@@ -46,8 +57,7 @@ public final class TopologyApplication implements AutoCloseable {
         });
     streams.setStateListener(
         (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
-    TopologyApplication app =
-        new TopologyApplication(streams, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    TopologyApplication app = new TopologyApplication(streams, registry);
     streams.start();
     return app;
   }
@@ -134,7 +144,7 @@ public final class TopologyApplication implements AutoCloseable {
 
   @Override
   public void close() {
-    streams.close(Duration.ofSeconds(30));
+    streams.close(CLOSE_TIMEOUT);
     streamsMetrics.close();
     registry.close();
   }

@@ -5,6 +5,9 @@ import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.runtime.topics.TopicWatch;
 import dev.turnstile.topology.adapter.http.HealthServer;
 import dev.turnstile.topology.config.TopologyConfig;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -48,6 +51,8 @@ public final class TopologyProcess implements AutoCloseable {
   private final HealthServer health;
   private final ScheduledExecutorService scheduler;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private volatile TopologyApplication app;
   private volatile String phase = "WAITING_FOR_TOPICS";
   private boolean closed;
@@ -64,7 +69,13 @@ public final class TopologyProcess implements AutoCloseable {
             this::live,
             this::ready,
             this::state,
-            () -> app == null ? "" : app.scrape());
+            registry::scrape);
+    Gauge.builder("turnstile.topics.as.declared", topics, t -> t.status().asDeclared() ? 1 : 0)
+        .description("1 while every topic this process uses exists as the catalogue declares")
+        .register(registry);
+    Gauge.builder("turnstile.topology.ready", this, p -> p.ready() ? 1 : 0)
+        .description("1 while Kafka Streams is RUNNING and every topic is as declared")
+        .register(registry);
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -115,7 +126,7 @@ public final class TopologyProcess implements AutoCloseable {
         return;
       }
       phase = "STARTING";
-      app = TopologyApplication.start(config);
+      app = TopologyApplication.start(config, registry);
     }
     long interval = config.topicsCheckInterval().toMillis();
     scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);

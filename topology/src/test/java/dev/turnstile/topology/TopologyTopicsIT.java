@@ -68,6 +68,16 @@ class TopologyTopicsIT {
         .statusCode();
   }
 
+  static String scrape(TopologyProcess process) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + process.healthPort() + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   @Test
   void startedBeforeItsTopicsExistItEndsWithTheTopicsExitCodeAndCreatesNothing() throws Exception {
     try (TopologyProcess process = TopologyProcess.start(config("absent."))) {
@@ -110,6 +120,8 @@ class TopologyTopicsIT {
       await().atMost(Duration.ofSeconds(20)).until(() -> !process.isReady());
       assertThat(status(process, "/health/ready")).isEqualTo(503);
       assertThat(status(process, "/health/live")).isEqualTo(200);
+      assertThat(scrape(process))
+          .contains("turnstile_topics_as_declared 0.0", "turnstile_topology_ready 0.0");
       assertThat(process.exitCodeNow()).isNull();
     }
   }

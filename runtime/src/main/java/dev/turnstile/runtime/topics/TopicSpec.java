@@ -20,9 +20,6 @@ import org.apache.kafka.common.config.TopicConfig;
  */
 public record TopicSpec(String name, int partitions, short replicas, Map<String, String> configs) {
 
-  /** Smallest replication factor for which {@code min.insync.replicas=2} is set. */
-  public static final int MIN_REPLICAS_FOR_MIN_ISR = 3;
-
   public TopicSpec {
     configs = Map.copyOf(configs);
   }
@@ -37,15 +34,9 @@ public record TopicSpec(String name, int partitions, short replicas, Map<String,
     return new TopicSpec(topic.name(prefix), topic.partitions(), replicas, configs);
   }
 
-  /**
-   * {@code min.insync.replicas} for a replication factor: 2 from 3 replicas on, so that an {@code
-   * acks=all} write survives the loss of one broker and one broker may be down; none below (a
-   * single broker, or two, where requiring 2 would stop writes during any broker restart).
-   */
+  /** {@code min.insync.replicas} for a replication factor: {@link Topic#minInSyncReplicas}. */
   public static java.util.OptionalInt minInSyncReplicas(int replicas) {
-    return replicas >= MIN_REPLICAS_FOR_MIN_ISR
-        ? java.util.OptionalInt.of(2)
-        : java.util.OptionalInt.empty();
+    return Topic.minInSyncReplicas(replicas);
   }
 
   /** Every catalogued topic under the prefix, with the given replication factor. */
