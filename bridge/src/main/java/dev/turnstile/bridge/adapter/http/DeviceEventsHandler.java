@@ -2,7 +2,6 @@ package dev.turnstile.bridge.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.adapter.http.RequestJson.MalformedJsonException;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
@@ -13,6 +12,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventE
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;

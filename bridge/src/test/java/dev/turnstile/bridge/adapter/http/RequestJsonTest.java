@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.bridge.adapter.http.RequestJson.MalformedJsonException;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,272 @@
+package dev.turnstile.schemas;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The one reader of JSON that Turnstile did not write itself, used by every path that takes JSON
+ * from a sender (HTTP bodies, Service Bus bodies, raw Kafka records), so that the same bytes get
+ * the same verdict everywhere. It reads the I-JSON profile of RFC 8259 (RFC 7493) plus bounds:
+ *
+ * <ul>
+ *   <li>one value and nothing after it but white space (RFC 8259 §2);
+ *   <li>no duplicate member names (RFC 7493 §2.3; RFC 8259 §4 leaves them undefined, so "last wins"
+ *       would silently pick one);
+ *   <li>valid UTF-8 and no unpaired surrogate, escaped or not (RFC 7493 §2.1);
+ *   <li>nesting at most {@value #MAX_DEPTH} levels of objects and arrays;
+ *   <li>a number at most {@value #MAX_NUMBER_LENGTH} characters long, with a decimal exponent of
+ *       magnitude at most {@value #MAX_EXPONENT} (so {@code 1e400} is kept exactly, {@code
+ *       1e1000000000} is refused before any arithmetic can choke on it);
+ *   <li>a string at most {@value #MAX_STRING_LENGTH} characters, a member name at most {@value
+ *       #MAX_NAME_LENGTH}.
+ * </ul>
+ *
+ * <p>Numbers stay exact ({@link BigDecimal} with their trailing zeros), timestamps keep their
+ * offsets: the mapping is {@link Json}'s. Turnstile's own records nest a sender's value a bounded
+ * number of levels deeper (a snapshot, an envelope, a patch); {@link #ownRecords()} reads those
+ * with {@value #MAX_DEPTH} + {@value #ENVELOPE_DEPTH} levels, far below the 1000 that Jackson's
+ * writer allows, so a value accepted here can always be wrapped and written again.
+ */
+public final class StrictJson {
+
+  /** Deepest nesting of objects and arrays accepted from a sender. */
+  public static final int MAX_DEPTH = 64;
+
+  /** Levels that Turnstile's own records may add around a sender's value. */
+  public static final int ENVELOPE_DEPTH = 16;
+
+  /** Longest number, in characters of its JSON text. */
+  public static final int MAX_NUMBER_LENGTH = 100;
+
+  /** Largest magnitude of a number's decimal exponent (its BigDecimal scale). */
+  public static final int MAX_EXPONENT = 1000;
+
+  /** Longest string value, in characters. */
+  public static final int MAX_STRING_LENGTH = 1 << 20;
+
+  /** Longest member name, in characters. */
+  public static final int MAX_NAME_LENGTH = 1024;
+
+  private static final StrictJson SENDERS = new StrictJson(MAX_DEPTH);
+  private static final StrictJson OWN_RECORDS = new StrictJson(MAX_DEPTH + ENVELOPE_DEPTH);
+  private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
+
+  private final ObjectMapper mapper;
+  private final int maxDepth;
+
+  private StrictJson(int maxDepth) {
+    this.maxDepth = maxDepth;
+    this.mapper =
+        Json.contractMapping(
+                JsonFactory.builder()
+                    .streamReadConstraints(
+                        StreamReadConstraints.builder()
+                            .maxNestingDepth(maxDepth)
+                            .maxNumberLength(MAX_NUMBER_LENGTH)
+                            .maxStringLength(MAX_STRING_LENGTH)
+                            .maxNameLength(MAX_NAME_LENGTH)
+                            .build())
+                    .build())
+            .build();
+  }
+
+  /** The reader for what senders send: HTTP and Service Bus bodies, raw topic values. */
+  public static StrictJson senders() {
+    return SENDERS;
+  }
+
+  /**
+   * The reader for Turnstile's own topics and stores ({@code merge-inputs.v1}, {@code
+   * merge-results.v1}, store values), which nest a sender's value at most {@value #ENVELOPE_DEPTH}
+   * levels deeper. Anyone can write to a topic, so the same rules apply otherwise.
+   */
+  public static StrictJson ownRecords() {
+    return OWN_RECORDS;
+  }
+
+  /** The deepest nesting this reader accepts. */
+  public int maxDepth() {
+    return maxDepth;
+  }
+
+  /**
+   * Reads one JSON value.
+   *
+   * @throws MalformedJsonException when the bytes break a rule above; its message says which, and
+   *     where, in terms a sender can act on
+   */
+  public JsonNode readTree(byte[] json) throws MalformedJsonException {
+    if (json == null || json.length == 0) {
+      throw new MalformedJsonException("the body is empty");
+    }
+    JsonNode tree;
+    try {
+      tree = mapper.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new MalformedJsonException(describe(e), e);
+    } catch (IOException e) {
+      throw new MalformedJsonException("the body could not be read", e);
+    }
+    if (tree == null || tree.isMissingNode()) {
+      throw new MalformedJsonException("the body holds no JSON value");
+    }
+    checkTextAndNumbers(tree);
+    return tree;
+  }
+
+  /**
+   * Reads one JSON value as {@code type} (a contract record), after the checks of {@link
+   * #readTree}.
+   *
+   * @throws MalformedJsonException when the bytes break a rule, or do not fit {@code type}
+   */
+  public <T> T readValue(byte[] json, Class<T> type) throws MalformedJsonException {
+    JsonNode tree = readTree(json);
+    try {
+      return mapper.treeToValue(tree, type);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      throw new MalformedJsonException(
+          "not a " + type.getSimpleName() + ": " + describeMapping(e), e);
+    }
+  }
+
+  /** A value that breaks {@link StrictJson}'s rules. */
+  public static final class MalformedJsonException extends Exception {
+    MalformedJsonException(String message) {
+      super(message);
+    }
+
+    MalformedJsonException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Unpaired surrogates (escaped as {@code \ud800}, which the parser lets through) and exponents
+   * past the bound, which the parser's constraints do not cover. Iterative: depth is bounded, but a
+   * wide document must not cost stack either.
+   */
+  private static void checkTextAndNumbers(JsonNode root) throws MalformedJsonException {
+    Deque<JsonNode> pending = new ArrayDeque<>();
+    pending.push(root);
+    while (!pending.isEmpty()) {
+      JsonNode node = pending.pop();
+      if (node.isObject()) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+          Map.Entry<String, JsonNode> member = it.next();
+          requireWellFormed(member.getKey());
+          pending.push(member.getValue());
+        }
+      } else if (node.isArray()) {
+        node.forEach(pending::push);
+      } else if (node.isTextual()) {
+        requireWellFormed(node.textValue());
+      } else if (node.isBigDecimal()) {
+        requireExponentInRange(node.decimalValue());
+      }
+    }
+  }
+
+  private static void requireWellFormed(String text) throws MalformedJsonException {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new MalformedJsonException(
+            "a string holds an unpaired UTF-16 surrogate \\u%04X (RFC 7493 §2.1)"
+                .formatted((int) c));
+      }
+    }
+  }
+
+  private static void requireExponentInRange(BigDecimal number) throws MalformedJsonException {
+    long exponent = (long) number.precision() - number.scale() - 1;
+    if (Math.abs(exponent) > MAX_EXPONENT) {
+      throw new MalformedJsonException(
+          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT);
+    }
+  }
+
+  private String describe(JsonProcessingException e) {
+    String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+    String reason;
+    if (e instanceof StreamConstraintsException) {
+      reason = constraint(original);
+    } else if (e instanceof JsonEOFException || original.startsWith("Unexpected end-of-input")) {
+      reason = "unexpected end of input";
+    } else if (original.startsWith("Duplicate field")) {
+      reason = "duplicate key \"" + quoted(original) + "\"";
+    } else if (original.startsWith("Trailing token")) {
+      reason = "unexpected content after the JSON value";
+    } else if (original.contains("surrogate")) {
+      reason = "a string holds an unpaired UTF-16 surrogate (RFC 7493 §2.1)";
+    } else if (original.contains("UTF-8") || original.contains("UTF8")) {
+      reason = "invalid UTF-8";
+    } else if (original.contains("was expecting double-quote")) {
+      reason = "a key must be a string in double quotes";
+    } else if (original.startsWith("Unexpected character")) {
+      reason = "unexpected character '" + quoted(original) + "'";
+    } else if (original.startsWith("Unrecognized token")) {
+      reason = "unrecognized token '" + quoted(original) + "'";
+    } else if (original.startsWith("Illegal unquoted character")) {
+      reason = "control character in a string must be escaped";
+    } else {
+      reason = "not valid JSON";
+    }
+    JsonLocation at = e.getLocation();
+    if (at == null || at.getLineNr() < 1) {
+      return reason;
+    }
+    return reason + " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+  }
+
+  private String constraint(String message) {
+    if (message.contains("nesting depth")) {
+      return "nested deeper than " + maxDepth + " levels";
+    }
+    if (message.contains("Number value length")) {
+      return "a number is longer than " + MAX_NUMBER_LENGTH + " characters";
+    }
+    if (message.contains("Name length")) {
+      return "a member name is longer than " + MAX_NAME_LENGTH + " characters";
+    }
+    if (message.contains("String value length")) {
+      return "a string is longer than " + MAX_STRING_LENGTH + " characters";
+    }
+    return "the value exceeds a reading limit";
+  }
+
+  private static String describeMapping(Exception e) {
+    String message =
+        e instanceof JsonProcessingException p ? p.getOriginalMessage() : e.getMessage();
+    if (message == null) {
+      return e.getClass().getSimpleName();
+    }
+    // Jackson's messages name Java classes and can be long; the first sentence is the useful part.
+    int end = message.indexOf('\n');
+    String first = end < 0 ? message : message.substring(0, end);
+    return first.length() > 200 ? first.substring(0, 200) + "..." : first;
+  }
+
+  private static String quoted(String message) {
+    Matcher matcher = QUOTED.matcher(message);
+    return matcher.find() ? matcher.group(1) : "?";
+  }
+}
