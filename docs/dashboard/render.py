@@ -37,13 +37,15 @@ class Samples:
 
 def parse_matchers(text, variables):
     matchers = []
-    for key, op, value in re.findall(r'(\w+)\s*(=~|!=|=)\s*"([^"]*)"', text or ""):
+    for key, op, value in re.findall(r'(\w+)\s*(=~|!~|!=|=)\s*"([^"]*)"', text or ""):
         for var, val in variables.items():
             value = value.replace("$" + var, val)
         if op == "=":
             matchers.append(lambda l, k=key, v=value: l.get(k, "") == v)
         elif op == "!=":
             matchers.append(lambda l, k=key, v=value: l.get(k, "") != v)
+        elif op == "!~":
+            matchers.append(lambda l, k=key, v=re.compile("^(?:" + value + ")$"): not v.match(l.get(k, "")))
         else:
             matchers.append(lambda l, k=key, v=re.compile("^(?:" + value + ")$"): bool(v.match(l.get(k, ""))))
     return matchers

@@ -85,7 +85,7 @@ final class LocalStack implements AutoCloseable {
       topologyValues.put("topology.state-dir", home.resolve("streams").toString());
       topologyValues.put("topology.num-standby-replicas", "0");
       topologyValues.put("topology.punctuate-interval-ms", "1000");
-      topologyValues.putAll(overrides);
+      topologyValues.putAll(forProcess(overrides, "topology."));
       TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
       TopologyApplication topology = TopologyApplication.start(topologyConfig);
       started.push(topology);
@@ -111,7 +111,7 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.put("bridge.http.host", "127.0.0.1");
       bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
       bridgeValues.putAll(serviceBusEntity(serviceBus));
-      bridgeValues.putAll(overrides);
+      bridgeValues.putAll(forProcess(overrides, "bridge."));
       BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
       return new LocalStack(
           home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge);
@@ -120,6 +120,25 @@ final class LocalStack implements AutoCloseable {
       deleteQuietly(home);
       throw e;
     }
+  }
+
+  /**
+   * The overrides meant for one process: its own keys ({@code bridge.*} or {@code topology.*}) and
+   * the shared ones ({@code kafka.*}, {@code topic.prefix}); each process refuses the other's keys
+   * as unknown.
+   */
+  static Map<String, String> forProcess(Map<String, String> overrides, String ownPrefix) {
+    Map<String, String> mine = new HashMap<>();
+    overrides.forEach(
+        (key, value) -> {
+          boolean other =
+              (key.startsWith("bridge.") || key.startsWith("topology."))
+                  && !key.startsWith(ownPrefix);
+          if (!other) {
+            mine.put(key, value);
+          }
+        });
+    return mine;
   }
 
   private static void requireFree(int port) {

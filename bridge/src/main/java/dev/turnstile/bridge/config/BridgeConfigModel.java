@@ -25,6 +25,7 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * Every configuration key of the bridge, declared once: type, default, valid values, meaning, and
  * whether it is secret ({@link Type#PASSWORD}). The README's bridge tables are generated from it.
+ * Long by nature: one declaration per key, and nothing else.
  */
 public final class BridgeConfigModel {
 

@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -341,43 +340,12 @@ public final class ConfigModel {
 
   /** The environment variable that sets {@code key}. */
   public static String envName(String key) {
-    return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    return EnvironmentNames.of(key);
   }
 
   /** The key an environment variable sets, or {@code null} if it sets none this model knows. */
   public String keyOf(String variable) {
-    for (String key : keys.names()) {
-      if (envName(key).equals(variable)) {
-        return key;
-      }
-    }
-    for (Template template : templates) {
-      String prefix = envName(template.prefix());
-      if (variable.startsWith(prefix)) {
-        // Instance names match the template's pattern, which has no '_'.
-        String rest = variable.substring(prefix.length());
-        int split = rest.indexOf('_');
-        if (split > 0) {
-          String suffix = rest.substring(split + 1);
-          for (String key : template.keys().names()) {
-            if (envName(key).substring(ENV_PREFIX.length()).equals(suffix)) {
-              return template.prefix()
-                  + rest.substring(0, split).toLowerCase(Locale.ROOT)
-                  + "."
-                  + key;
-            }
-          }
-        }
-      }
-    }
-    for (PassThrough passThrough : passThroughs) {
-      String prefix = envName(passThrough.prefix());
-      if (variable.startsWith(prefix) && variable.length() > prefix.length()) {
-        return passThrough.prefix()
-            + variable.substring(prefix.length()).toLowerCase(Locale.ROOT).replace('_', '.');
-      }
-    }
-    return null;
+    return EnvironmentNames.keyOf(this, variable);
   }
 
   /**

@@ -78,6 +78,10 @@ public final class RestoreTimeBenchmark {
       for (boolean transactional : List.of(false, true)) {
         results.add(measure(kafka, home, transactional, events, devices));
       }
+    } finally {
+      try (java.util.stream.Stream<Path> files = Files.walk(home)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
     System.out.printf(
         Locale.ROOT,
