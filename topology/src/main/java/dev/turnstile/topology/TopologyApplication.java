@@ -1,7 +1,10 @@
 package dev.turnstile.topology;
 
+import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
+import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
+import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -36,9 +39,10 @@ public final class TopologyApplication implements AutoCloseable {
   public static TopologyApplication start(TopologyConfig config) {
     KafkaStreams streams =
         new KafkaStreams(TurnstileTopology.build(config), streamsProperties(config));
-    // Record-level problems are answered inside the processors (rejected-events.v1). What reaches
-    // here is a bug or a broken environment: stop this client so the pod restarts visibly rather
-    // than replacing the thread and looping on the same record.
+    // Record-level problems are answered inside the stages and by RejectingExceptionHandler
+    // (rejected-events.v1). What reaches here is a broken environment (lost state directory,
+    // fenced for good, a changelog write refused): stop this client so the pod restarts visibly
+    // rather than replacing the thread and looping on the same record.
     streams.setUncaughtExceptionHandler(
         e -> {
           LOG.error("stream thread failed; shutting this client down", e);
@@ -67,6 +71,15 @@ public final class TopologyApplication implements AutoCloseable {
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class);
     // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // Nothing a sender controls may stop a stream thread: what a stage cannot handle becomes a
+    // rejected-events.v1 record in the same transaction, and unusable timestamps are replaced.
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        RejectingExceptionHandler.class);
+    p.put(RejectingExceptionHandler.REJECTED_TOPIC, config.topic(TopicCatalogue.REJECTED_EVENTS));
+    p.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, UsableTimestampExtractor.class);
     p.putAll(config.streamsOverrides());
     return p;
   }

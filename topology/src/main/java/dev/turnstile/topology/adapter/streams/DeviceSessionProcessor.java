@@ -1,18 +1,16 @@
 package dev.turnstile.topology.adapter.streams;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.session.DeviceSessions;
 import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.domain.session.Outcome;
 import dev.turnstile.topology.domain.session.Rejection;
 import dev.turnstile.topology.domain.session.SessionPolicy;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +32,6 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
@@ -50,7 +47,8 @@ import org.apache.kafka.streams.state.WindowStore;
  * forwarded, the same record, to {@code session-merge-input}. Forwarding by child name keeps the
  * sink from seeing it twice and the merge child from seeing other session events.
  */
-final class DeviceSessionProcessor implements Processor<String, byte[], String, byte[]> {
+final class DeviceSessionProcessor
+    implements Processor<String, DeviceEventReader.Read, String, Object> {
 
   private final SessionPolicy policy;
   private final Duration punctuateInterval;
@@ -58,10 +56,10 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private final boolean mergeClosedSessions;
   private final JsonSerde<DeviceSessionEvent> eventSerde =
       new JsonSerde<>(DeviceSessionEvent.class);
-  private ProcessorContext<String, byte[]> context;
+  private ProcessorContext<String, Object> context;
   private KeyValueStore<String, byte[]> sessions;
   private KeyValueStore<Bytes, String> deadlines;
-  private WindowStore<Bytes, String> ended;
+  private RecentKeys ended;
   private final int maxStateBytes;
   private final JsonSerde<DeviceSessionsSnapshot> snapshotSerde =
       new JsonSerde<>(DeviceSessionsSnapshot.class);
@@ -86,7 +84,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
    * @param maxStateBytes bound on one device's stored snapshot; an event that would grow it past
    *     the bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
    */
-  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
+  static ProcessorSupplier<String, DeviceEventReader.Read, String, Object> supplier(
       SessionPolicy policy,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
@@ -99,15 +97,8 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
             Serdes.String(),
             Serdes.ByteArray());
-    StoreBuilder<WindowStore<Bytes, String>> endedStore =
-        Stores.windowStoreBuilder(
-            Stores.persistentWindowStore(
-                Names.DEVICE_SESSION_ENDED_STORE,
-                policy.endedSessionRetention(),
-                Duration.ofMillis(1),
-                false),
-            Serdes.Bytes(),
-            Serdes.String());
+    StoreBuilder<?> endedStore =
+        RecentKeys.storeBuilder(Names.DEVICE_SESSION_ENDED_STORE, policy.endedSessionRetention());
     StoreBuilder<KeyValueStore<Bytes, String>> deadlineStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE),
@@ -115,7 +106,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
             Serdes.String());
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, byte[]> get() {
+      public Processor<String, DeviceEventReader.Read, String, Object> get() {
         return new DeviceSessionProcessor(
             policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions, maxStateBytes);
       }
@@ -128,23 +119,20 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   }
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
     this.deadlines = context.getStateStore(Names.DEVICE_SESSION_DEADLINE_STORE);
-    this.ended = context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE);
+    this.ended =
+        new RecentKeys(
+            context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
+            policy.endedSessionRetention());
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
   @Override
-  public void process(Record<String, byte[]> record) {
-    DeviceEvent event;
-    try {
-      event = parse(record);
-    } catch (IllegalArgumentException | IOException e) {
-      reject(record, RejectionReason.MALFORMED_EVENT, "not a device-event.v1: " + e.getMessage());
-      return;
-    }
+  public void process(Record<String, DeviceEventReader.Read> record) {
+    DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     OptionalLong before = aggregate.nextDeadline();
@@ -165,24 +153,6 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     }
     emit(record.key(), outcome, record.timestamp(), record);
     save(record.key(), aggregate, stored, before);
-  }
-
-  private DeviceEvent parse(Record<String, byte[]> record) throws IOException {
-    if (record.value() == null) {
-      throw new IllegalArgumentException("the value is null");
-    }
-    DeviceEvent event = Json.mapper().readValue(record.value(), DeviceEvent.class);
-    if (event.deviceId() == null
-        || event.eventId() == null
-        || event.type() == null
-        || event.occurredAt() == null) {
-      throw new IllegalArgumentException("deviceId, eventId, type and occurredAt are required");
-    }
-    if (!event.deviceId().equals(record.key())) {
-      throw new IllegalArgumentException(
-          "the record key " + record.key() + " is not the event's deviceId " + event.deviceId());
-    }
-    return event;
   }
 
   /**
@@ -225,7 +195,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     return DeviceSessions.restore(
         policy,
         snapshotSerde.deserializer().deserialize(null, sessions.get(deviceId)),
-        new WindowStoreEndedSessions(ended, deviceId, arrival, policy.endedSessionRetention()));
+        new WindowStoreEndedSessions(ended, deviceId, arrival));
   }
 
   private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {
@@ -254,7 +224,8 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
     }
   }
 
-  private void emit(String deviceId, Outcome outcome, long timestamp, Record<String, byte[]> in) {
+  private void emit(
+      String deviceId, Outcome outcome, long timestamp, Record<String, DeviceEventReader.Read> in) {
     for (DeviceSessionEvent event : outcome.sessionEvents()) {
       String type = event.type().name().toLowerCase(Locale.ROOT);
       Record<String, byte[]> out =
@@ -270,35 +241,31 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
                   Instant.ofEpochMilli(timestamp)));
       context.forward(out, Names.DEVICE_SESSIONS_SINK);
       if (mergeClosedSessions && SessionMergeInputProcessor.isMergeable(event)) {
-        context.forward(out, Names.SESSION_MERGE_INPUT);
+        context.forward(out.withValue(event), Names.SESSION_MERGE_INPUT);
       }
     }
     for (Rejection rejection : outcome.rejections()) {
-      boolean fromThisRecord = in != null && rejection.event().eventId().equals(eventId(in));
-      JsonNode original = fromThisRecord ? null : Json.mapper().valueToTree(rejection.event());
-      context.forward(
-          Rejections.record(
-              rejection.reason(),
-              rejection.detail(),
-              Names.DEVICE_SESSION,
-              deviceId,
-              rejection.event().eventId(),
-              fromThisRecord ? context.recordMetadata().orElse(null) : null,
-              fromThisRecord ? in.value() : null,
-              original,
-              context.currentSystemTimeMs(),
-              timestamp),
-          Names.REJECTED_EVENTS);
+      Refusal refusal = new Refusal(Names.DEVICE_SESSION, rejection.reason(), rejection.detail());
+      boolean fromThisRecord =
+          in != null && rejection.event().eventId().equals(in.value().event().eventId());
+      if (fromThisRecord) {
+        Rejections.forwardInput(context, in, in.value().raw(), refusal);
+      } else {
+        Rejections.forwardHeld(
+            context,
+            deviceId,
+            rejection.event().eventId(),
+            Json.mapper().valueToTree(rejection.event()),
+            refusal,
+            timestamp);
+      }
     }
   }
 
-  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    Rejections.forwardInput(context, record, reason, detail, Names.DEVICE_SESSION, eventId(record));
-  }
-
-  private static String eventId(Record<String, byte[]> record) {
-    var header = record.headers().lastHeader(CloudEventHeaders.ID);
-    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+  private void reject(
+      Record<String, DeviceEventReader.Read> record, RejectionReason reason, String detail) {
+    Rejections.forwardInput(
+        context, record, record.value().raw(), new Refusal(Names.DEVICE_SESSION, reason, detail));
   }
 
   static Bytes deadlineKey(long deadlineMillis, String deviceId) {

@@ -1,8 +1,5 @@
 package dev.turnstile.topology.adapter.streams;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.schemas.Json;
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
@@ -28,7 +25,7 @@ final class RejectionCounter implements Processor<String, byte[], String, byte[]
 
   @Override
   public void process(Record<String, byte[]> record) {
-    sensor(reason(record.value())).record();
+    sensor(reason(record)).record();
     context.forward(record);
   }
 
@@ -42,12 +39,9 @@ final class RejectionCounter implements Processor<String, byte[], String, byte[]
                     "turnstile-rejections", r, "rejected", Sensor.RecordingLevel.INFO));
   }
 
-  private static String reason(byte[] value) {
-    try {
-      JsonNode reason = Json.mapper().readTree(value).path("reason");
-      return reason.isTextual() ? reason.asText() : "UNKNOWN";
-    } catch (IOException | RuntimeException e) {
-      return "UNKNOWN";
-    }
+  /** From the header {@link Rejections} sets, so counting never parses a rejection's value. */
+  private static String reason(Record<String, byte[]> record) {
+    String reason = HeaderText.of(record.headers(), Rejections.REASON_HEADER);
+    return reason == null ? "UNKNOWN" : reason;
   }
 }

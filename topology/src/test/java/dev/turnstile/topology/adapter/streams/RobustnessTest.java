@@ -127,6 +127,7 @@ class RobustnessTest {
             new TreeSet<>(List.of("src")));
     RecordHeaders h = new RecordHeaders();
     h.add(CloudEventHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
+    h.add(CloudEventHeaders.SOURCE, OutputHeaders.SOURCE.getBytes(StandardCharsets.UTF_8));
     t.mergeResultsIn.pipeInput(
         new TestRecord<>("K", TopologyFixture.json(r), h, START.plusMillis(ts)));
   }
