@@ -1,5 +1,7 @@
 package dev.turnstile.topology.adapter.streams;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
@@ -12,7 +14,8 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * Reads a {@code device-events.raw.v1} value for the device dedup stage: strictly ({@link
  * StrictJson}), as a {@link DeviceEvent} with its required fields and its device matching the
- * record key. Its content, for conflict detection, is the event without {@code receivedAt}: a
+ * record key, without {@code receivedAt} (the rules use the record timestamp, the same receive
+ * time). Its content, for conflict detection, is therefore the event without {@code receivedAt}: a
  * device's resend carries the bridge's new receive time and is still the same event.
  */
 final class DeviceEventReader implements EventDedupProcessor.Reader<DeviceEventReader.Read> {
@@ -28,7 +31,13 @@ final class DeviceEventReader implements EventDedupProcessor.Reader<DeviceEventR
     }
     DeviceEvent event;
     try {
-      event = StrictJson.senders().readValue(record.value(), DeviceEvent.class);
+      JsonNode tree = StrictJson.senders().readTree(record.value());
+      if (tree instanceof ObjectNode object) {
+        // The rules never read the bridge's receive time (the record timestamp carries it), and
+        // parsing a timestamp is the dearest part of reading an event.
+        object.remove("receivedAt");
+      }
+      event = StrictJson.senders().treeToValue(tree, DeviceEvent.class);
     } catch (StrictJson.MalformedJsonException e) {
       throw malformed(e.getMessage());
     }

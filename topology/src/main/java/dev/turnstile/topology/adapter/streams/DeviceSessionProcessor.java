@@ -11,17 +11,11 @@ import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.domain.session.Outcome;
 import dev.turnstile.topology.domain.session.Rejection;
 import dev.turnstile.topology.domain.session.SessionPolicy;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -37,11 +31,11 @@ import org.apache.kafka.streams.state.Stores;
  * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
  * session events and rejections.
  *
- * <p>State: {@code device-session-store} holds each device's snapshot; {@code
- * device-session-deadline-store} indexes devices by their next deadline (key: 8-byte big-endian
- * epoch ms, then the device id), so the wall-clock punctuator reads only what is due instead of
- * scanning every device. A punctuation handles at most {@code maxDuePerPunctuation} devices; the
- * rest wait for the next one, which keeps each transaction short under exactly-once.
+ * <p>State: {@code device-session-store} holds each device's snapshot; a {@link DeadlineIndex} in
+ * memory, rebuilt from it when the task starts, indexes devices by their next deadline, so the
+ * wall-clock punctuator reads only what is due instead of scanning every device. A punctuation
+ * handles at most {@code maxDuePerPunctuation} devices; the rest wait for the next one, which keeps
+ * each transaction short under exactly-once.
  *
  * <p>With {@code mergeClosedSessions}, each {@code Closed} event with a session reference is also
  * forwarded, the same record, to {@code session-merge-input}. Forwarding by child name keeps the
@@ -58,7 +52,7 @@ final class DeviceSessionProcessor
       new JsonSerde<>(DeviceSessionEvent.class);
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, byte[]> sessions;
-  private KeyValueStore<Bytes, String> deadlines;
+  private final DeadlineIndex deadlines = new DeadlineIndex();
   private RecentKeys ended;
   private final int maxStateBytes;
   private final JsonSerde<DeviceSessionsSnapshot> snapshotSerde =
@@ -99,11 +93,6 @@ final class DeviceSessionProcessor
             Serdes.ByteArray());
     StoreBuilder<?> endedStore =
         RecentKeys.storeBuilder(Names.DEVICE_SESSION_ENDED_STORE, policy.endedSessionRetention());
-    StoreBuilder<KeyValueStore<Bytes, String>> deadlineStore =
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE),
-            Serdes.Bytes(),
-            Serdes.String());
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, DeviceEventReader.Read, String, Object> get() {
@@ -113,7 +102,7 @@ final class DeviceSessionProcessor
 
       @Override
       public Set<StoreBuilder<?>> stores() {
-        return Set.of(sessionStore, deadlineStore, endedStore);
+        return Set.of(sessionStore, endedStore);
       }
     };
   }
@@ -122,12 +111,23 @@ final class DeviceSessionProcessor
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
-    this.deadlines = context.getStateStore(Names.DEVICE_SESSION_DEADLINE_STORE);
     this.ended =
         new RecentKeys(
             context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
             policy.endedSessionRetention());
+    rebuildDeadlines();
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
+  }
+
+  /** The index from the stored sessions: init runs after the task's state was restored. */
+  private void rebuildDeadlines() {
+    deadlines.clear();
+    try (KeyValueIterator<String, byte[]> all = sessions.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, byte[]> device = all.next();
+        deadlines.set(device.key, load(device.key, device.value, 0).nextDeadline());
+      }
+    }
   }
 
   @Override
@@ -135,7 +135,6 @@ final class DeviceSessionProcessor
     DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
     DeviceSessions aggregate = load(record.key(), record.timestamp());
-    OptionalLong before = aggregate.nextDeadline();
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
     byte[] stored = snapshot.isEmpty() ? null : snapshotSerde.write(snapshot);
@@ -152,7 +151,7 @@ final class DeviceSessionProcessor
       return;
     }
     emit(record.key(), outcome, record.timestamp(), record);
-    save(record.key(), aggregate, stored, before);
+    save(record.key(), aggregate, stored);
   }
 
   /**
@@ -164,26 +163,11 @@ final class DeviceSessionProcessor
   private void expireDue(long wallClock) {
     boolean busy = wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
     long now = busy ? Math.min(wallClock, context.currentStreamTimeMs()) : wallClock;
-    List<KeyValue<Bytes, String>> due = new ArrayList<>();
-    try (KeyValueIterator<Bytes, String> it =
-        deadlines.range(deadlineKey(0, ""), deadlineKey(now + 1, ""))) {
-      while (it.hasNext() && due.size() < maxDuePerPunctuation) {
-        due.add(it.next());
-      }
-    }
-    for (KeyValue<Bytes, String> entry : due) {
-      // The entry read is removed whatever it is: one left behind by an earlier policy (grace or
-      // maximum duration changed) would otherwise be read again on every punctuation.
-      deadlines.delete(entry.key);
-      String deviceId = entry.value;
+    for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
-      OptionalLong before = aggregate.nextDeadline();
       Outcome outcome = aggregate.expire(now);
       emit(deviceId, outcome, now, null);
-      save(
-          deviceId,
-          aggregate,
-          before.equals(aggregate.nextDeadline()) ? OptionalLong.empty() : before);
+      save(deviceId, aggregate);
     }
   }
 
@@ -192,36 +176,31 @@ final class DeviceSessionProcessor
    *     or stream time in a punctuation so the window store does not drop the entry as too old
    */
   private DeviceSessions load(String deviceId, long arrival) {
+    return load(deviceId, sessions.get(deviceId), arrival);
+  }
+
+  private DeviceSessions load(String deviceId, byte[] stored, long arrival) {
     return DeviceSessions.restore(
         policy,
-        snapshotSerde.deserializer().deserialize(null, sessions.get(deviceId)),
+        snapshotSerde.deserializer().deserialize(null, stored),
         new WindowStoreEndedSessions(ended, deviceId, arrival));
   }
 
-  private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {
+  private void save(String deviceId, DeviceSessions aggregate) {
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    save(
-        deviceId,
-        aggregate,
-        snapshot.isEmpty() ? null : snapshotSerde.write(snapshot),
-        deadlineBefore);
+    save(deviceId, aggregate, snapshot.isEmpty() ? null : snapshotSerde.write(snapshot));
   }
 
   /**
    * @param stored the snapshot's JSON, or null when the device has nothing left to keep
    */
-  private void save(
-      String deviceId, DeviceSessions aggregate, byte[] stored, OptionalLong deadlineBefore) {
+  private void save(String deviceId, DeviceSessions aggregate, byte[] stored) {
     if (stored == null) {
       sessions.delete(deviceId);
     } else {
       sessions.put(deviceId, stored);
     }
-    OptionalLong deadlineAfter = aggregate.nextDeadline();
-    if (!deadlineBefore.equals(deadlineAfter)) {
-      deadlineBefore.ifPresent(d -> deadlines.delete(deadlineKey(d, deviceId)));
-      deadlineAfter.ifPresent(d -> deadlines.put(deadlineKey(d, deviceId), deviceId));
-    }
+    deadlines.set(deviceId, aggregate.nextDeadline());
   }
 
   private void emit(
@@ -266,14 +245,5 @@ final class DeviceSessionProcessor
       Record<String, DeviceEventReader.Read> record, RejectionReason reason, String detail) {
     Rejections.forwardInput(
         context, record, record.value().raw(), new Refusal(Names.DEVICE_SESSION, reason, detail));
-  }
-
-  static Bytes deadlineKey(long deadlineMillis, String deviceId) {
-    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
-    return Bytes.wrap(
-        ByteBuffer.allocate(Long.BYTES + device.length)
-            .putLong(deadlineMillis)
-            .put(device)
-            .array());
   }
 }

@@ -7,7 +7,6 @@ public final class Names {
   public static final String DEVICE_EVENT_DEDUP_STORE = "device-event-dedup-store";
   public static final String DEVICE_SESSION = "device-session";
   public static final String DEVICE_SESSION_STORE = "device-session-store";
-  public static final String DEVICE_SESSION_DEADLINE_STORE = "device-session-deadline-store";
   public static final String DEVICE_SESSION_ENDED_STORE = "device-session-ended-store";
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
   public static final String SESSION_MERGE_INPUT = "session-merge-input";

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
@@ -77,33 +76,6 @@ class RobustnessTest {
       }
       var types = t.sessionEvents().stream().map(e -> e.type()).toList();
       assertThat(types).containsExactly(DeviceSessionEventType.Expired);
-    }
-  }
-
-  @Test
-  void aStaleDueDeadlineEntryBlocksExpiryForever() {
-    try (TopologyFixture t =
-        new TopologyFixture(dir, Map.of("topology.max-due-per-punctuation", "1"))) {
-      // what a change of max-duration/grace leaves behind: an index entry the new policy never
-      // recomputes
-      KeyValueStore<Bytes, String> deadlines =
-          t.driver.getKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE);
-      deadlines.put(
-          DeviceSessionProcessor.deadlineKey(
-              START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost"),
-          "a-ghost");
-      t.send(event("b", "s", Started, "R", T0), START.minus(Duration.ofHours(73)));
-      t.sessionEvents();
-      for (int i = 0; i < 5; i++) {
-        t.driver.advanceWallClockTime(Duration.ofSeconds(2));
-      }
-      var types = t.sessionEvents().stream().map(e -> e.type()).toList();
-      assertThat(types).containsExactly(DeviceSessionEventType.Expired);
-      assertThat(
-              deadlines.get(
-                  DeviceSessionProcessor.deadlineKey(
-                      START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost")))
-          .isNull();
     }
   }
 
