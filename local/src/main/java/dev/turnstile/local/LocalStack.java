@@ -2,6 +2,7 @@ package dev.turnstile.local;
 
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.local.logging.KnownBenignLogFilter;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -70,7 +71,7 @@ final class LocalStack implements AutoCloseable {
     requireFree(httpPort);
     Path home;
     try {
-      home = Files.createTempDirectory("turnstile-");
+      home = Files.createTempDirectory(KnownBenignLogFilter.LOCAL_STACK_HOME_PREFIX);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
