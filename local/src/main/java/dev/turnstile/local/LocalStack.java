@@ -35,6 +35,9 @@ final class LocalStack implements AutoCloseable {
   /** The Service Bus queue the back office publishes billing messages to. */
   static final String BILLING_QUEUE = "billing";
 
+  /** What a billing message's body must match; a message that does not is dead-lettered. */
+  static final String BILLING_SCHEMA = "dev/turnstile/schemas/billing-message.v1.schema.json";
+
   private final Path home;
   private final EmbeddedKafka kafka;
   private final ServiceBusDouble serviceBus;
@@ -168,7 +171,9 @@ final class LocalStack implements AutoCloseable {
         "bridge.servicebus.entity." + BILLING_QUEUE + ".key",
         "property:" + BillingPublisher.MERGE_KEY_PROPERTY,
         "bridge.servicebus.entity." + BILLING_QUEUE + ".max-concurrent-calls",
-        "8");
+        "8",
+        "bridge.servicebus.entity." + BILLING_QUEUE + ".schema",
+        BILLING_SCHEMA);
   }
 
   private static NewTopic newTopic(Topic topic) {
