@@ -77,6 +77,11 @@ public final class KnownBenignLogFilter extends Filter<ILoggingEvent> {
               "Performing controller activation",
               "the in-process broker starts on an empty metadata log, as every local run does"),
           new Benign(
+              "org.apache.kafka.server.DefaultAutoTopicCreationManager",
+              "error 'TOPIC_ALREADY_EXISTS'",
+              "several clients asked the in-process broker for the transaction coordinator at"
+                  + " once; each request tries to create __transaction_state, one succeeds"),
+          new Benign(
               "org.apache.kafka.clients.NetworkClient",
               "Attempting to close NetworkClient that has already been closed",
               "the in-process broker closes its controller channel twice while it stops"),

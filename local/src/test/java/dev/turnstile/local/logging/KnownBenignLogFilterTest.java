@@ -100,6 +100,18 @@ class KnownBenignLogFilterTest {
   }
 
   @Test
+  void dropsTheBrokersRaceToCreateTheTransactionLog() {
+    assertThat(
+            decide(
+                "org.apache.kafka.server.DefaultAutoTopicCreationManager",
+                Level.WARN,
+                "Auto topic creation failed for __transaction_state with error"
+                    + " 'TOPIC_ALREADY_EXISTS': Topic '__transaction_state' already exists..",
+                null))
+        .isEqualTo(FilterReply.DENY);
+  }
+
+  @Test
   void leavesLinesBelowWarnToTheLevels() {
     assertThat(
             decide(
