@@ -68,6 +68,11 @@ public final class KnownBenignLogFilter extends Filter<ILoggingEvent> {
               "mediator",
               "the Azure SDK reports at WARN that its receive link is being (re)attached"),
           new Benign(
+              "com.azure.core.amqp.implementation.MessageFlux",
+              "Downstream cancellation signal arrived",
+              "the Azure SDK reports at WARN that the receiver it serves was closed, as on every"
+                  + " stop"),
+          new Benign(
               "org.apache.kafka.streams.processor.internals.StateDirectory",
               LOCAL_STACK_HOME_PREFIX,
               "the local stack keeps its RocksDB state in its temporary folder on purpose and"

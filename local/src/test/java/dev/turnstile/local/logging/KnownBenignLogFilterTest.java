@@ -112,6 +112,17 @@ class KnownBenignLogFilterTest {
   }
 
   @Test
+  void keepsTheAzureSdksOtherWarnings() {
+    assertThat(
+            decide(
+                "com.azure.core.amqp.implementation.MessageFlux",
+                Level.WARN,
+                "{\"az.sdk.message\":\"Terminal error signal from Upstream arrived at MessageFlux.\"}",
+                null))
+        .isEqualTo(FilterReply.NEUTRAL);
+  }
+
+  @Test
   void leavesLinesBelowWarnToTheLevels() {
     assertThat(
             decide(
