@@ -37,6 +37,15 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @throws IllegalStateException if the node does not start
    */
   public static EmbeddedKafka start(Path baseDirectory) {
+    return start(baseDirectory, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path)}, with broker settings that replace the single-node defaults, e.g.
+   * {@code auto.create.topics.enable=true} to prove a client creates no topic even where the broker
+   * would allow it.
+   */
+  public static EmbeddedKafka start(Path baseDirectory, Map<String, String> brokerOverrides) {
     try {
       TestKitNodes.Builder nodes =
           new TestKitNodes.Builder()
@@ -47,7 +56,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         nodes.setBaseDirectory(baseDirectory);
       }
       KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build());
-      singleNodeConfig().forEach(builder::setConfigProp);
+      Map<String, Object> config = singleNodeConfig();
+      config.putAll(brokerOverrides);
+      config.forEach(builder::setConfigProp);
       KafkaClusterTestKit cluster = builder.build();
       formatQuietly(cluster);
       cluster.startup();

@@ -7,10 +7,14 @@ import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
@@ -28,11 +32,48 @@ public final class TopologyApplication implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsMetrics streamsMetrics;
 
+  /**
+   * How often new Kafka Streams metrics (those of tasks and stores, created once partitions are
+   * assigned) are bound to the registry; Micrometer's default, 60 s, leaves a freshly started pod
+   * without them for a minute.
+   */
+  static final Duration METRICS_REFRESH = Duration.ofSeconds(5);
+
+  private final ScheduledExecutorService metricsBinder;
+
   private TopologyApplication(KafkaStreams streams, PrometheusMeterRegistry registry) {
     this.streams = streams;
     this.registry = registry;
-    this.streamsMetrics = new KafkaStreamsMetrics(streams);
+    this.metricsBinder =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "topology-metrics-binder");
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.streamsMetrics =
+        new KafkaStreamsMetrics(streams, List.of(), metricsBinder, METRICS_REFRESH);
     streamsMetrics.bindTo(registry);
+  }
+
+  /**
+   * The registry behind {@code /metrics}. Kafka Streams tags a key-value store's RocksDB metrics
+   * {@code rocksdb-state-id} and a window (or session) store's {@code rocksdb-window-state-id}
+   * ({@code rocksdb-session-state-id}) under the same metric names; Prometheus refuses a second set
+   * of tag keys for one name, so whichever kind registered second (the dedup window stores, often)
+   * was dropped. One tag key, {@code rocksdb_state_id}, names every store.
+   */
+  static PrometheusMeterRegistry newRegistry() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry
+        .config()
+        .meterFilter(
+            MeterFilter.renameTag(
+                "kafka.stream.state", "rocksdb.window.state.id", "rocksdb.state.id"))
+        .meterFilter(
+            MeterFilter.renameTag(
+                "kafka.stream.state", "rocksdb.session.state.id", "rocksdb.state.id"));
+    return registry;
   }
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
@@ -50,8 +91,7 @@ public final class TopologyApplication implements AutoCloseable {
         });
     streams.setStateListener(
         (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
-    TopologyApplication app =
-        new TopologyApplication(streams, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    TopologyApplication app = new TopologyApplication(streams, newRegistry());
     streams.start();
     return app;
   }
@@ -147,6 +187,7 @@ public final class TopologyApplication implements AutoCloseable {
   public void close() {
     streams.close(Duration.ofSeconds(30));
     streamsMetrics.close();
+    metricsBinder.shutdownNow();
     registry.close();
   }
 }

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  *   <tr><td>{@code kafka.bootstrap.servers}</td><td>Kafka bootstrap, host:port[,...]</td><td>required</td></tr>
  *   <tr><td>{@code topic.prefix}</td><td>prefix of every topic name</td><td>""</td></tr>
  *   <tr><td>{@code topology.application-id}</td><td>Kafka Streams {@code application.id}</td><td>turnstile-topology</td></tr>
- *   <tr><td>{@code topology.state-dir}</td><td>RocksDB state directory (an emptyDir on k8s)</td><td>${java.io.tmpdir}/turnstile-streams</td></tr>
+ *   <tr><td>{@code topology.state-dir}</td><td>RocksDB state directory (on k8s: the mount path of an emptyDir volume)</td><td>${user.home}/.turnstile/streams</td></tr>
  *   <tr><td>{@code topology.dedup.retention-ms}</td><td>how long event ids are remembered (ingestion time)</td><td>604800000 (7 days)</td></tr>
  *   <tr><td>{@code topology.session.reorder-grace-ms}</td><td>how long an early Finished waits for its Started</td><td>3600000 (1 h)</td></tr>
  *   <tr><td>{@code topology.session.max-duration-ms}</td><td>open sessions expire this long after their Started arrived</td><td>259200000 (72 h)</td></tr>
@@ -66,10 +66,7 @@ public record TopologyConfig(
         values.required("kafka.bootstrap.servers"),
         values.string("topic.prefix", ""),
         values.string("topology.application-id", "turnstile-topology"),
-        Path.of(
-            values.string(
-                "topology.state-dir",
-                Path.of(System.getProperty("java.io.tmpdir"), "turnstile-streams").toString())),
+        Path.of(values.string("topology.state-dir", defaultStateDir().toString())),
         values.millis("topology.dedup.retention-ms", Duration.ofDays(7), 60_000),
         new SessionPolicy(
             values.millis("topology.session.reorder-grace-ms", defaults.reorderGrace(), 0),
@@ -87,6 +84,15 @@ public record TopologyConfig(
         values.integer("topology.http.port", 8081, 0),
         MergeSettings.from(values),
         new TreeMap<>(values.withPrefix("kafka.streams.")));
+  }
+
+  /**
+   * {@code ${user.home}/.turnstile/streams}. Not under {@code java.io.tmpdir}: Kafka Streams warns
+   * at every start about a state directory there (the OS may clear it under a running client). On
+   * Kubernetes set {@code topology.state-dir} to the mount path of the pod's emptyDir volume.
+   */
+  public static Path defaultStateDir() {
+    return Path.of(System.getProperty("user.home"), ".turnstile", "streams");
   }
 
   /** A topic's full name under this deployment's prefix. */

@@ -1,5 +1,6 @@
 package dev.turnstile.topology.adapter.streams;
 
+import dev.turnstile.schemas.RejectionReason;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
@@ -10,17 +11,25 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * Counts every rejection by reason on its way to {@code rejected-events.v1}: metric {@code
  * rejected-total}, group {@code stream-turnstile-rejections-metrics}, tag {@code
- * turnstile-rejections-id} = the reason code. Like every Streams metric it is a monitoring figure:
- * after an exactly-once abort and retry a rejection may be counted twice, never written twice.
+ * turnstile-rejections-id} = the reason code, every code of {@link RejectionReason} from the start.
+ * Like every Streams metric it is a monitoring figure: after an exactly-once abort and retry a
+ * rejection may be counted twice, never written twice.
  */
 final class RejectionCounter implements Processor<String, byte[], String, byte[]> {
 
   private final Map<String, Sensor> sensors = new HashMap<>();
   private ProcessorContext<String, byte[]> context;
 
+  /**
+   * Registers a series for every reason code at once, at 0: an alert on a rate of {@code
+   * rejected-total} sees nothing at all for a code until its first rejection otherwise.
+   */
   @Override
   public void init(ProcessorContext<String, byte[]> context) {
     this.context = context;
+    for (RejectionReason reason : RejectionReason.values()) {
+      sensor(reason.name());
+    }
   }
 
   @Override
