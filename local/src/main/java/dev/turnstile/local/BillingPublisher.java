@@ -1,11 +1,14 @@
 package dev.turnstile.local;
 
+import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.schemas.Json;
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -50,16 +53,43 @@ final class BillingPublisher {
   }
 
   static ServiceBusMessage message(ChargingSession row) {
+    return message(row.sessionId(), row.userId(), row.kwhTotal(), row.dollars());
+  }
+
+  /**
+   * A billing message as the back office sends it: body {@code billing-message.v1}, {@code
+   * messageId} {@code billing-<sessionId>} (so a resend is deduplicated), application property
+   * {@code mergeKey} = {@code sessionId}.
+   */
+  static ServiceBusMessage message(
+      String sessionId, String userId, BigDecimal kwhTotal, BigDecimal dollars) {
     ObjectNode body = Json.mapper().createObjectNode();
-    body.put("sessionId", row.sessionId());
-    body.put("userId", row.userId());
-    body.put("kwhTotal", row.kwhTotal());
-    body.put("dollars", row.dollars());
+    body.put("sessionId", sessionId);
+    body.put("userId", userId);
+    body.put("kwhTotal", kwhTotal);
+    body.put("dollars", dollars);
     ServiceBusMessage message = new ServiceBusMessage(body.toString());
-    message.setMessageId("billing-" + row.sessionId());
+    message.setMessageId("billing-" + sessionId);
     message.setContentType("application/json");
     message.setSubject("charging-session-billed");
-    message.getApplicationProperties().put(MERGE_KEY_PROPERTY, row.sessionId());
+    message.getApplicationProperties().put(MERGE_KEY_PROPERTY, sessionId);
     return message;
+  }
+
+  /**
+   * Sends one message with the real SDK sender, giving up after about 30 s (3 tries of 10 s) when
+   * the namespace does not answer.
+   */
+  static void send(String connectionString, String queue, ServiceBusMessage message) {
+    try (ServiceBusSenderClient sender =
+        new ServiceBusClientBuilder()
+            .connectionString(connectionString)
+            .retryOptions(
+                new AmqpRetryOptions().setMaxRetries(2).setTryTimeout(Duration.ofSeconds(10)))
+            .sender()
+            .queueName(queue)
+            .buildClient()) {
+      sender.sendMessage(message);
+    }
   }
 }

@@ -2,6 +2,7 @@ package dev.turnstile.local;
 
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.local.logging.KnownBenignLogFilter;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -33,6 +34,9 @@ final class LocalStack implements AutoCloseable {
 
   /** The Service Bus queue the back office publishes billing messages to. */
   static final String BILLING_QUEUE = "billing";
+
+  /** What a billing message's body must match; a message that does not is dead-lettered. */
+  static final String BILLING_SCHEMA = "dev/turnstile/schemas/billing-message.v1.schema.json";
 
   private final Path home;
   private final EmbeddedKafka kafka;
@@ -70,7 +74,7 @@ final class LocalStack implements AutoCloseable {
     requireFree(httpPort);
     Path home;
     try {
-      home = Files.createTempDirectory("turnstile-");
+      home = Files.createTempDirectory(KnownBenignLogFilter.LOCAL_STACK_HOME_PREFIX);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -186,7 +190,9 @@ final class LocalStack implements AutoCloseable {
         "bridge.servicebus.entity." + BILLING_QUEUE + ".key",
         "property:" + BillingPublisher.MERGE_KEY_PROPERTY,
         "bridge.servicebus.entity." + BILLING_QUEUE + ".max-concurrent-calls",
-        "8");
+        "8",
+        "bridge.servicebus.entity." + BILLING_QUEUE + ".schema",
+        BILLING_SCHEMA);
   }
 
   private static NewTopic newTopic(Topic topic) {

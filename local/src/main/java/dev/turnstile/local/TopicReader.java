@@ -27,8 +27,13 @@ final class TopicReader {
       String topic,
       Predicate<List<ConsumerRecord<String, byte[]>>> done,
       Duration timeout) {
+    // A reader must never create what it reads: a consumer's metadata request for a missing topic
+    // creates it wherever the broker allows auto-creation (its default), so a typo would leave an
+    // empty topic behind and the next run would read it without complaint.
     Map<String, Object> config =
         Map.of(
+            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+            false,
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
             bootstrap,
             ConsumerConfig.GROUP_ID_CONFIG,

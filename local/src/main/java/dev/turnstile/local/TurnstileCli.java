@@ -2,6 +2,7 @@ package dev.turnstile.local;
 
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -11,14 +12,15 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ./turnstile demo|up}: the local stack on one machine. */
+/** {@code ./turnstile demo|up|read|send-billing}: the local stack on one machine. */
 @Command(
     name = "turnstile",
     mixinStandardHelpOptions = true,
     subcommands = {
       TurnstileCli.DemoCommand.class,
       TurnstileCli.UpCommand.class,
-      TurnstileCli.ReadCommand.class
+      TurnstileCli.ReadCommand.class,
+      TurnstileCli.SendBillingCommand.class
     },
     description = "Turnstile on one machine: an in-process Kafka, the topology and the bridge.")
 public final class TurnstileCli implements Runnable {
@@ -163,6 +165,67 @@ public final class TurnstileCli implements Runnable {
         System.err.println("turnstile read: " + e.getMessage());
         return 2;
       }
+    }
+  }
+
+  @Command(
+      name = "send-billing",
+      mixinStandardHelpOptions = true,
+      description =
+          "Sends one billing message (schema billing-message.v1) to a Service Bus queue with the"
+              + " real Azure SDK sender, as the back office does: body {sessionId, userId,"
+              + " kwhTotal, dollars}, messageId billing-<sessionId>, application property"
+              + " mergeKey = <sessionId>. The topology merges it with the closed session whose"
+              + " sessionRef is that id; both together give a settled session on post-merge.v1.")
+  static final class SendBillingCommand implements Callable<Integer> {
+    @Option(
+        names = "--connection-string",
+        required = true,
+        description = "Service Bus connection string (the one ./turnstile up prints)")
+    String connectionString;
+
+    @Option(names = "--queue", description = "queue (default: ${DEFAULT-VALUE})")
+    String queue = LocalStack.BILLING_QUEUE;
+
+    @Option(
+        names = "--session-id",
+        required = true,
+        description = "the charging session: the sessionRef of its Started and Finished events")
+    String sessionId;
+
+    @Option(names = "--user-id", required = true, description = "the driver billed")
+    String userId;
+
+    @Option(names = "--kwh", required = true, description = "energy delivered, kWh (>= 0)")
+    BigDecimal kwhTotal;
+
+    @Option(names = "--dollars", required = true, description = "amount billed, USD (>= 0)")
+    BigDecimal dollars;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      if (kwhTotal.signum() < 0 || dollars.signum() < 0) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--kwh and --dollars must be >= 0");
+      }
+      if (sessionId.isBlank() || userId.isBlank()) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--session-id and --user-id must not be blank");
+      }
+      try {
+        BillingPublisher.send(
+            connectionString,
+            queue,
+            BillingPublisher.message(sessionId, userId, kwhTotal, dollars));
+      } catch (RuntimeException e) {
+        System.err.println("turnstile send-billing: " + e.getMessage());
+        return 1;
+      }
+      System.out.printf(
+          "Sent billing-%s to queue %s (mergeKey=%s).%n", sessionId, queue, sessionId);
+      return 0;
     }
   }
 }

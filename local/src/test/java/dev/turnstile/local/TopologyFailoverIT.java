@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -28,6 +27,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A second topology pod joins while stations are sending and the first one then goes away: its
@@ -35,6 +35,9 @@ import org.junit.jupiter.api.Test;
  * directory, as a fresh Kubernetes pod does), and every session still appears exactly once.
  */
 class TopologyFailoverIT {
+
+  /** The second pod's empty state directory, as a fresh pod's emptyDir; JUnit deletes it. */
+  @TempDir static Path podB;
 
   static LocalStack stack;
   static List<ChargingSession> sample;
@@ -117,10 +120,10 @@ class TopologyFailoverIT {
     }
   }
 
-  private static TopologyConfig secondPod() throws IOException {
+  private static TopologyConfig secondPod() {
     Map<String, String> values = new HashMap<>();
     values.put("kafka.bootstrap.servers", stack.bootstrapServers());
-    values.put("topology.state-dir", Files.createTempDirectory("turnstile-pod-b").toString());
+    values.put("topology.state-dir", podB.toString());
     values.put("topology.num-standby-replicas", "0");
     values.put("topology.punctuate-interval-ms", "1000");
     return TopologyConfig.from(ConfigValues.of(values));

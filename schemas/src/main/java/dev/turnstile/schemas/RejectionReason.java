@@ -31,5 +31,32 @@ public enum RejectionReason {
   /** The post-merge step failed on a merge result; the result is carried in the rejection. */
   POST_MERGE_FAILED,
   /** Accepting the event would grow the device's session state past its byte bound. */
-  DEVICE_STATE_FULL
+  DEVICE_STATE_FULL,
+  /**
+   * A copy of an event already seen (same {@code ce_source} and {@code ce_id}) with other content:
+   * the first stands, this copy is dropped; the detail gives both content fingerprints.
+   */
+  DUPLICATE_CONFLICT,
+  /**
+   * A patch that would grow its merge key's stored state (base and retained patches) past the bound
+   * that keeps its changelog record writable; the state is unchanged.
+   */
+  MERGE_STATE_FULL,
+  /**
+   * A Service Bus patch that sets or deletes a field another source owns (the closed session's
+   * fields of a settled session); the patch is not applied.
+   */
+  FIELD_OWNED_ELSEWHERE,
+  /**
+   * A merged document whose field the post-merge step needs holds a value its output schema refuses
+   * (the detail names the JSON pointer); nothing is published for it.
+   */
+  INVALID_FIELD,
+  /**
+   * A stage failed on the record in a way no rule foresaw (a bug, reported by the processing
+   * exception handler); the record is skipped, the stage keeps running.
+   */
+  PROCESSING_FAILED,
+  /** An output record the stage produced was refused by Kafka (e.g. larger than allowed). */
+  OUTPUT_TOO_LARGE
 }

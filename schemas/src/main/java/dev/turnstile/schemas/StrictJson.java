@@ -135,7 +135,15 @@ public final class StrictJson {
    * @throws MalformedJsonException when the bytes break a rule, or do not fit {@code type}
    */
   public <T> T readValue(byte[] json, Class<T> type) throws MalformedJsonException {
-    JsonNode tree = readTree(json);
+    return treeToValue(readTree(json), type);
+  }
+
+  /**
+   * Maps a tree this reader read (and a caller may have trimmed) to {@code type}.
+   *
+   * @throws MalformedJsonException when the tree does not fit {@code type}
+   */
+  public <T> T treeToValue(JsonNode tree, Class<T> type) throws MalformedJsonException {
     try {
       return mapper.treeToValue(tree, type);
     } catch (JsonProcessingException | IllegalArgumentException e) {

@@ -41,9 +41,9 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(Path)}, with broker settings over the single-node ones; for example {@code
-   * auto.create.topics.enable=true}, Kafka's own default, to reproduce what clients do to a broker
-   * that creates topics on first use.
+   * As {@link #start(Path)}, with broker settings that replace the single-node defaults, e.g.
+   * {@code auto.create.topics.enable=true} to prove a client creates no topic even where the broker
+   * would allow it.
    */
   public static EmbeddedKafka start(Path baseDirectory, Map<String, String> brokerOverrides) {
     try {
@@ -56,8 +56,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         nodes.setBaseDirectory(baseDirectory);
       }
       KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes.build());
-      singleNodeConfig().forEach(builder::setConfigProp);
-      brokerOverrides.forEach(builder::setConfigProp);
+      Map<String, Object> config = singleNodeConfig();
+      config.putAll(brokerOverrides);
+      config.forEach(builder::setConfigProp);
       KafkaClusterTestKit cluster = builder.build();
       formatQuietly(cluster);
       cluster.startup();

@@ -1,13 +1,20 @@
 package dev.turnstile.topology;
 
+import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
+import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
+import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.CloseOptions;
@@ -32,25 +39,66 @@ public final class TopologyApplication implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final KafkaStreamsMetrics streamsMetrics;
 
+  /**
+   * How often new Kafka Streams metrics (those of tasks and stores, created once partitions are
+   * assigned) are bound to the registry; Micrometer's default, 60 s, leaves a freshly started pod
+   * without them for a minute.
+   */
+  static final Duration METRICS_REFRESH = Duration.ofSeconds(5);
+
+  private final ScheduledExecutorService metricsBinder;
+
   private TopologyApplication(KafkaStreams streams, PrometheusMeterRegistry registry) {
     this.streams = streams;
     this.registry = registry;
-    this.streamsMetrics = new KafkaStreamsMetrics(streams);
+    this.metricsBinder =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "topology-metrics-binder");
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.streamsMetrics =
+        new KafkaStreamsMetrics(streams, List.of(), metricsBinder, METRICS_REFRESH);
     streamsMetrics.bindTo(registry);
+  }
+
+  /**
+   * The registry behind {@code /metrics}. Kafka Streams tags a key-value store's RocksDB metrics
+   * {@code rocksdb-state-id} and a window (or session) store's {@code rocksdb-window-state-id}
+   * ({@code rocksdb-session-state-id}) under the same metric names; Prometheus refuses a second set
+   * of tag keys for one name, so whichever kind registered second (the dedup window stores, often)
+   * was dropped. One tag key, {@code rocksdb_state_id}, names every store.
+   */
+  static PrometheusMeterRegistry newRegistry() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry
+        .config()
+        .meterFilter(
+            MeterFilter.renameTag(
+                "kafka.stream.state", "rocksdb.window.state.id", "rocksdb.state.id"))
+        .meterFilter(
+            MeterFilter.renameTag(
+                "kafka.stream.state", "rocksdb.session.state.id", "rocksdb.state.id"));
+    return registry;
   }
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
   public static TopologyApplication start(TopologyConfig config) {
-    return start(config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    return start(config, newRegistry());
   }
 
-  /** As {@link #start(TopologyConfig)}, binding Kafka Streams' metrics to {@code registry}. */
+  /**
+   * As {@link #start(TopologyConfig)}, binding Kafka Streams' metrics to {@code registry} (made by
+   * {@link #newRegistry()}).
+   */
   public static TopologyApplication start(TopologyConfig config, PrometheusMeterRegistry registry) {
     KafkaStreams streams =
         new KafkaStreams(TurnstileTopology.build(config), streamsProperties(config));
-    // Record-level problems are answered inside the processors (rejected-events.v1). What reaches
-    // here is a bug or a broken environment: stop this client so the pod restarts visibly rather
-    // than replacing the thread and looping on the same record.
+    // Record-level problems are answered inside the stages and by RejectingExceptionHandler
+    // (rejected-events.v1). What reaches here is a broken environment (lost state directory,
+    // fenced for good, a changelog write refused): stop this client so the pod restarts visibly
+    // rather than replacing the thread and looping on the same record.
     streams.setUncaughtExceptionHandler(
         e -> {
           LOG.error("stream thread failed; shutting this client down", e);
@@ -78,6 +126,15 @@ public final class TopologyApplication implements AutoCloseable {
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class);
     // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // Nothing a sender controls may stop a stream thread: what a stage cannot handle becomes a
+    // rejected-events.v1 record in the same transaction, and unusable timestamps are replaced.
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        RejectingExceptionHandler.class);
+    p.put(RejectingExceptionHandler.REJECTED_TOPIC, config.topic(TopicCatalogue.REJECTED_EVENTS));
+    p.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, UsableTimestampExtractor.class);
     // Transactional state stores (KIP-892): measured with RestoreTimeBenchmark, processing ran
     // about 8x faster (no store flush on every EOS commit), a clean restart kept its state
     // instead of wiping every task, and a restore from an empty state dir took no longer. An
@@ -156,6 +213,7 @@ public final class TopologyApplication implements AutoCloseable {
         CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
             .withTimeout(CLOSE_TIMEOUT));
     streamsMetrics.close();
+    metricsBinder.shutdownNow();
     registry.close();
   }
 }

@@ -6,7 +6,6 @@ import dev.turnstile.runtime.topics.TopicWatch;
 import dev.turnstile.topology.adapter.http.HealthServer;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -51,8 +50,7 @@ public final class TopologyProcess implements AutoCloseable {
   private final HealthServer health;
   private final ScheduledExecutorService scheduler;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-  private final PrometheusMeterRegistry registry =
-      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry = TopologyApplication.newRegistry();
   private volatile TopologyApplication app;
   private volatile String phase = "WAITING_FOR_TOPICS";
   private boolean closed;

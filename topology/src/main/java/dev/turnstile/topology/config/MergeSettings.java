@@ -29,7 +29,7 @@ public record MergeSettings(
    * Largest state-store value the merge stage may write: its changelog record must fit Kafka's
    * default {@code max.request.size} and {@code max.message.bytes} (1 MiB) with room for headers.
    */
-  static final int MAX_STORED_STATE_BYTES = 900 * 1024;
+  public static final int MAX_STORED_STATE_BYTES = 900 * 1024;
 
   /**
    * @throws InvalidConfigurationException when the stored state of one merge key (a base document

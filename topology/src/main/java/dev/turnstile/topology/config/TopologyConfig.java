@@ -54,9 +54,7 @@ public record TopologyConfig(
         s.string("kafka.bootstrap.servers"),
         s.string("topic.prefix"),
         s.string("topology.application-id"),
-        stateDir == null || stateDir.isBlank()
-            ? Path.of(System.getProperty("java.io.tmpdir"), "turnstile-streams")
-            : Path.of(stateDir),
+        stateDir == null || stateDir.isBlank() ? defaultStateDir() : Path.of(stateDir),
         s.millis("topology.dedup.retention-ms"),
         new SessionPolicy(
             s.millis("topology.session.reorder-grace-ms"),
@@ -75,6 +73,15 @@ public record TopologyConfig(
         s.millis("topology.topics.check-interval-ms"),
         s.passThrough(TopologyConfigModel.KAFKA_PREFIX),
         s.passThrough(TopologyConfigModel.KAFKA_STREAMS_PREFIX));
+  }
+
+  /**
+   * {@code ${user.home}/.turnstile/streams}. Not under {@code java.io.tmpdir}: Kafka Streams warns
+   * at every start about a state directory there (the OS may clear it under a running client). On
+   * Kubernetes set {@code topology.state-dir} to the mount path of the pod's emptyDir volume.
+   */
+  public static Path defaultStateDir() {
+    return Path.of(System.getProperty("user.home"), ".turnstile", "streams");
   }
 
   /** A topic's full name under this deployment's prefix. */

@@ -100,8 +100,9 @@ public final class TopologyConfigModel {
         null,
         null,
         HIGH,
-        "RocksDB state directory (an `emptyDir` on Kubernetes); default:"
-            + " `${java.io.tmpdir}/turnstile-streams`");
+        "RocksDB state directory (on Kubernetes the mount path of an `emptyDir`); default:"
+            + " `${user.home}/.turnstile/streams` (not under the temporary directory, which the OS"
+            + " may clear)");
     def(
         d,
         g,
@@ -345,6 +346,17 @@ public final class TopologyConfigModel {
         Range.between(0.05, 0.9),
         LOW,
         "share of that cache the memtables may take");
+    def(
+        d,
+        g,
+        o,
+        KAFKA_STREAMS_PREFIX + BoundedMemoryRocksDbConfig.WRITE_BUFFER_BYTES,
+        Type.LONG,
+        16L * 1024 * 1024,
+        Range.atLeast(64 * 1024),
+        LOW,
+        "size of one memtable of one store (RocksDB `write_buffer_size`), within the shared"
+            + " bound");
     return d;
   }
 
@@ -390,6 +402,12 @@ public final class TopologyConfigModel {
     fixed.put(
         StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
         "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*");
+    String noSenderStopsAThread =
+        "fixed: nothing a sender controls may stop a stream thread (rejected-events.v1 instead)";
+    fixed.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, noSenderStopsAThread);
+    fixed.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, noSenderStopsAThread);
+    fixed.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, noSenderStopsAThread);
+    fixed.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, noSenderStopsAThread);
     fixed.putAll(clientFixed(""));
     for (String nested : NESTED_CLIENTS) {
       fixed.putAll(clientFixed(nested));
@@ -397,17 +415,27 @@ public final class TopologyConfigModel {
     return fixed;
   }
 
-  /** Client keys that would weaken exactly-once, under a nested client prefix. */
+  /**
+   * Client keys that would weaken exactly-once: {@code isolation.level} for a consumer, {@code
+   * acks}, {@code enable.idempotence} and {@code transactional.id} for a producer, under the prefix
+   * that addresses that client ({@code ""} for all clients).
+   */
   static Map<String, String> clientFixed(String nested) {
-    return Map.of(
-        nested + ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-        "fixed at read_committed by exactly_once_v2",
-        nested + ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-        "fixed at true by exactly_once_v2",
-        nested + ProducerConfig.ACKS_CONFIG,
-        "fixed at all by exactly_once_v2",
-        nested + ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-        "set by Kafka Streams from topology.application-id");
+    Map<String, String> fixed = new HashMap<>();
+    if (nested.isEmpty() || nested.endsWith("consumer.")) {
+      fixed.put(
+          nested + ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+          "fixed at read_committed by exactly_once_v2");
+    }
+    if (nested.isEmpty() || nested.equals("producer.")) {
+      fixed.put(
+          nested + ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "fixed at true by exactly_once_v2");
+      fixed.put(nested + ProducerConfig.ACKS_CONFIG, "fixed at all by exactly_once_v2");
+      fixed.put(
+          nested + ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+          "set by Kafka Streams from topology.application-id");
+    }
+    return fixed;
   }
 
   private static Function<String, ConfigDef.ConfigKey> streamsKey() {
@@ -452,6 +480,7 @@ public final class TopologyConfigModel {
     known.addAll(PassThrough.names(List.of("admin."), AdminClientConfig.configDef()));
     known.add(BoundedMemoryRocksDbConfig.TOTAL_BYTES);
     known.add(BoundedMemoryRocksDbConfig.MEMTABLE_FRACTION);
+    known.add(BoundedMemoryRocksDbConfig.WRITE_BUFFER_BYTES);
     return known;
   }
 

@@ -45,6 +45,17 @@ class TopologyConfigTest {
   }
 
   @Test
+  void theDefaultStateDirectoryIsNotOneKafkaStreamsWarnsAbout() {
+    TopologyConfig config =
+        TopologyConfig.from(ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092")));
+
+    // Kafka Streams' StateDirectory warns at every start when state.dir starts with java.io.tmpdir.
+    assertThat(config.stateDir().toString())
+        .doesNotStartWith(System.getProperty("java.io.tmpdir"))
+        .isEqualTo(Path.of(System.getProperty("user.home"), ".turnstile", "streams").toString());
+  }
+
+  @Test
   void aBadValueIsReportedByItsKey() {
     assertThatThrownBy(
             () ->

@@ -26,8 +26,14 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
   /** Streams config key: share of {@link #TOTAL_BYTES} the memtables may use. */
   public static final String MEMTABLE_FRACTION = "turnstile.rocksdb.memtable.fraction";
 
+  /** Streams config key: size of one memtable of one store (RocksDB {@code write_buffer_size}). */
+  public static final String WRITE_BUFFER_BYTES = "turnstile.rocksdb.write.buffer.bytes";
+
   static final long DEFAULT_TOTAL_BYTES = 128L * 1024 * 1024;
   static final double DEFAULT_MEMTABLE_FRACTION = 0.25;
+  static final long DEFAULT_WRITE_BUFFER_BYTES = 16L * 1024 * 1024;
+
+  private static long writeBufferBytes = DEFAULT_WRITE_BUFFER_BYTES;
 
   private static Cache cache;
   private static WriteBufferManager writeBufferManager;
@@ -41,6 +47,7 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     table.setCacheIndexAndFilterBlocksWithHighPriority(true);
     table.setPinTopLevelIndexAndFilter(true);
     options.setWriteBufferManager(writeBufferManager);
+    options.setWriteBufferSize(writeBufferBytes);
     options.setTableFormatConfig(table);
   }
 
@@ -50,6 +57,7 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     }
     long total = longValue(configs.get(TOTAL_BYTES), DEFAULT_TOTAL_BYTES);
     double fraction = doubleValue(configs.get(MEMTABLE_FRACTION), DEFAULT_MEMTABLE_FRACTION);
+    writeBufferBytes = longValue(configs.get(WRITE_BUFFER_BYTES), DEFAULT_WRITE_BUFFER_BYTES);
     cache = new LRUCache(total, -1, false, 0.1);
     writeBufferManager = new WriteBufferManager((long) (total * fraction), cache);
   }

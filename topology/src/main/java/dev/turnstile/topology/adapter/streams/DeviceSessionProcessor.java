@@ -1,29 +1,21 @@
 package dev.turnstile.topology.adapter.streams;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.session.DeviceSessions;
 import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.domain.session.Outcome;
 import dev.turnstile.topology.domain.session.Rejection;
 import dev.turnstile.topology.domain.session.SessionPolicy;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -34,23 +26,23 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
-import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
  * session events and rejections.
  *
- * <p>State: {@code device-session-store} holds each device's snapshot; {@code
- * device-session-deadline-store} indexes devices by their next deadline (key: 8-byte big-endian
- * epoch ms, then the device id), so the wall-clock punctuator reads only what is due instead of
- * scanning every device. A punctuation handles at most {@code maxDuePerPunctuation} devices; the
- * rest wait for the next one, which keeps each transaction short under exactly-once.
+ * <p>State: {@code device-session-store} holds each device's snapshot; a {@link DeadlineIndex} in
+ * memory, rebuilt from it when the task starts, indexes devices by their next deadline, so the
+ * wall-clock punctuator reads only what is due instead of scanning every device. A punctuation
+ * handles at most {@code maxDuePerPunctuation} devices; the rest wait for the next one, which keeps
+ * each transaction short under exactly-once.
  *
  * <p>With {@code mergeClosedSessions}, each {@code Closed} event with a session reference is also
  * forwarded, the same record, to {@code session-merge-input}. Forwarding by child name keeps the
  * sink from seeing it twice and the merge child from seeing other session events.
  */
-final class DeviceSessionProcessor implements Processor<String, byte[], String, byte[]> {
+final class DeviceSessionProcessor
+    implements Processor<String, DeviceEventReader.Read, String, Object> {
 
   private final SessionPolicy policy;
   private final Duration punctuateInterval;
@@ -58,10 +50,10 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private final boolean mergeClosedSessions;
   private final JsonSerde<DeviceSessionEvent> eventSerde =
       new JsonSerde<>(DeviceSessionEvent.class);
-  private ProcessorContext<String, byte[]> context;
+  private ProcessorContext<String, Object> context;
   private KeyValueStore<String, byte[]> sessions;
-  private KeyValueStore<Bytes, String> deadlines;
-  private WindowStore<Bytes, String> ended;
+  private final DeadlineIndex deadlines = new DeadlineIndex();
+  private RecentKeys ended;
   private final int maxStateBytes;
   private final JsonSerde<DeviceSessionsSnapshot> snapshotSerde =
       new JsonSerde<>(DeviceSessionsSnapshot.class);
@@ -86,7 +78,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
    * @param maxStateBytes bound on one device's stored snapshot; an event that would grow it past
    *     the bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
    */
-  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
+  static ProcessorSupplier<String, DeviceEventReader.Read, String, Object> supplier(
       SessionPolicy policy,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
@@ -99,55 +91,50 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
             Serdes.String(),
             Serdes.ByteArray());
-    StoreBuilder<WindowStore<Bytes, String>> endedStore =
-        Stores.windowStoreBuilder(
-            Stores.persistentWindowStore(
-                Names.DEVICE_SESSION_ENDED_STORE,
-                policy.endedSessionRetention(),
-                Duration.ofMillis(1),
-                false),
-            Serdes.Bytes(),
-            Serdes.String());
-    StoreBuilder<KeyValueStore<Bytes, String>> deadlineStore =
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE),
-            Serdes.Bytes(),
-            Serdes.String());
+    StoreBuilder<?> endedStore =
+        RecentKeys.storeBuilder(Names.DEVICE_SESSION_ENDED_STORE, policy.endedSessionRetention());
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, byte[]> get() {
+      public Processor<String, DeviceEventReader.Read, String, Object> get() {
         return new DeviceSessionProcessor(
             policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions, maxStateBytes);
       }
 
       @Override
       public Set<StoreBuilder<?>> stores() {
-        return Set.of(sessionStore, deadlineStore, endedStore);
+        return Set.of(sessionStore, endedStore);
       }
     };
   }
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
-    this.deadlines = context.getStateStore(Names.DEVICE_SESSION_DEADLINE_STORE);
-    this.ended = context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE);
+    this.ended =
+        new RecentKeys(
+            context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
+            policy.endedSessionRetention());
+    rebuildDeadlines();
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
-  @Override
-  public void process(Record<String, byte[]> record) {
-    DeviceEvent event;
-    try {
-      event = parse(record);
-    } catch (IllegalArgumentException | IOException e) {
-      reject(record, RejectionReason.MALFORMED_EVENT, "not a device-event.v1: " + e.getMessage());
-      return;
+  /** The index from the stored sessions: init runs after the task's state was restored. */
+  private void rebuildDeadlines() {
+    deadlines.clear();
+    try (KeyValueIterator<String, byte[]> all = sessions.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, byte[]> device = all.next();
+        deadlines.set(device.key, load(device.key, device.value, 0).nextDeadline());
+      }
     }
+  }
+
+  @Override
+  public void process(Record<String, DeviceEventReader.Read> record) {
+    DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
     DeviceSessions aggregate = load(record.key(), record.timestamp());
-    OptionalLong before = aggregate.nextDeadline();
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
     byte[] stored = snapshot.isEmpty() ? null : snapshotSerde.write(snapshot);
@@ -164,25 +151,7 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
       return;
     }
     emit(record.key(), outcome, record.timestamp(), record);
-    save(record.key(), aggregate, stored, before);
-  }
-
-  private DeviceEvent parse(Record<String, byte[]> record) throws IOException {
-    if (record.value() == null) {
-      throw new IllegalArgumentException("the value is null");
-    }
-    DeviceEvent event = Json.mapper().readValue(record.value(), DeviceEvent.class);
-    if (event.deviceId() == null
-        || event.eventId() == null
-        || event.type() == null
-        || event.occurredAt() == null) {
-      throw new IllegalArgumentException("deviceId, eventId, type and occurredAt are required");
-    }
-    if (!event.deviceId().equals(record.key())) {
-      throw new IllegalArgumentException(
-          "the record key " + record.key() + " is not the event's deviceId " + event.deviceId());
-    }
-    return event;
+    save(record.key(), aggregate, stored);
   }
 
   /**
@@ -194,26 +163,11 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
   private void expireDue(long wallClock) {
     boolean busy = wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
     long now = busy ? Math.min(wallClock, context.currentStreamTimeMs()) : wallClock;
-    List<KeyValue<Bytes, String>> due = new ArrayList<>();
-    try (KeyValueIterator<Bytes, String> it =
-        deadlines.range(deadlineKey(0, ""), deadlineKey(now + 1, ""))) {
-      while (it.hasNext() && due.size() < maxDuePerPunctuation) {
-        due.add(it.next());
-      }
-    }
-    for (KeyValue<Bytes, String> entry : due) {
-      // The entry read is removed whatever it is: one left behind by an earlier policy (grace or
-      // maximum duration changed) would otherwise be read again on every punctuation.
-      deadlines.delete(entry.key);
-      String deviceId = entry.value;
+    for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
-      OptionalLong before = aggregate.nextDeadline();
       Outcome outcome = aggregate.expire(now);
       emit(deviceId, outcome, now, null);
-      save(
-          deviceId,
-          aggregate,
-          before.equals(aggregate.nextDeadline()) ? OptionalLong.empty() : before);
+      save(deviceId, aggregate);
     }
   }
 
@@ -222,39 +176,35 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
    *     or stream time in a punctuation so the window store does not drop the entry as too old
    */
   private DeviceSessions load(String deviceId, long arrival) {
-    return DeviceSessions.restore(
-        policy,
-        snapshotSerde.deserializer().deserialize(null, sessions.get(deviceId)),
-        new WindowStoreEndedSessions(ended, deviceId, arrival, policy.endedSessionRetention()));
+    return load(deviceId, sessions.get(deviceId), arrival);
   }
 
-  private void save(String deviceId, DeviceSessions aggregate, OptionalLong deadlineBefore) {
+  private DeviceSessions load(String deviceId, byte[] stored, long arrival) {
+    return DeviceSessions.restore(
+        policy,
+        snapshotSerde.deserializer().deserialize(null, stored),
+        new WindowStoreEndedSessions(ended, deviceId, arrival));
+  }
+
+  private void save(String deviceId, DeviceSessions aggregate) {
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    save(
-        deviceId,
-        aggregate,
-        snapshot.isEmpty() ? null : snapshotSerde.write(snapshot),
-        deadlineBefore);
+    save(deviceId, aggregate, snapshot.isEmpty() ? null : snapshotSerde.write(snapshot));
   }
 
   /**
    * @param stored the snapshot's JSON, or null when the device has nothing left to keep
    */
-  private void save(
-      String deviceId, DeviceSessions aggregate, byte[] stored, OptionalLong deadlineBefore) {
+  private void save(String deviceId, DeviceSessions aggregate, byte[] stored) {
     if (stored == null) {
       sessions.delete(deviceId);
     } else {
       sessions.put(deviceId, stored);
     }
-    OptionalLong deadlineAfter = aggregate.nextDeadline();
-    if (!deadlineBefore.equals(deadlineAfter)) {
-      deadlineBefore.ifPresent(d -> deadlines.delete(deadlineKey(d, deviceId)));
-      deadlineAfter.ifPresent(d -> deadlines.put(deadlineKey(d, deviceId), deviceId));
-    }
+    deadlines.set(deviceId, aggregate.nextDeadline());
   }
 
-  private void emit(String deviceId, Outcome outcome, long timestamp, Record<String, byte[]> in) {
+  private void emit(
+      String deviceId, Outcome outcome, long timestamp, Record<String, DeviceEventReader.Read> in) {
     for (DeviceSessionEvent event : outcome.sessionEvents()) {
       String type = event.type().name().toLowerCase(Locale.ROOT);
       Record<String, byte[]> out =
@@ -270,43 +220,30 @@ final class DeviceSessionProcessor implements Processor<String, byte[], String, 
                   Instant.ofEpochMilli(timestamp)));
       context.forward(out, Names.DEVICE_SESSIONS_SINK);
       if (mergeClosedSessions && SessionMergeInputProcessor.isMergeable(event)) {
-        context.forward(out, Names.SESSION_MERGE_INPUT);
+        context.forward(out.withValue(event), Names.SESSION_MERGE_INPUT);
       }
     }
     for (Rejection rejection : outcome.rejections()) {
-      boolean fromThisRecord = in != null && rejection.event().eventId().equals(eventId(in));
-      JsonNode original = fromThisRecord ? null : Json.mapper().valueToTree(rejection.event());
-      context.forward(
-          Rejections.record(
-              rejection.reason(),
-              rejection.detail(),
-              Names.DEVICE_SESSION,
-              deviceId,
-              rejection.event().eventId(),
-              fromThisRecord ? context.recordMetadata().orElse(null) : null,
-              fromThisRecord ? in.value() : null,
-              original,
-              context.currentSystemTimeMs(),
-              timestamp),
-          Names.REJECTED_EVENTS);
+      Refusal refusal = new Refusal(Names.DEVICE_SESSION, rejection.reason(), rejection.detail());
+      boolean fromThisRecord =
+          in != null && rejection.event().eventId().equals(in.value().event().eventId());
+      if (fromThisRecord) {
+        Rejections.forwardInput(context, in, in.value().raw(), refusal);
+      } else {
+        Rejections.forwardHeld(
+            context,
+            deviceId,
+            rejection.event().eventId(),
+            Json.mapper().valueToTree(rejection.event()),
+            refusal,
+            timestamp);
+      }
     }
   }
 
-  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    Rejections.forwardInput(context, record, reason, detail, Names.DEVICE_SESSION, eventId(record));
-  }
-
-  private static String eventId(Record<String, byte[]> record) {
-    var header = record.headers().lastHeader(CloudEventHeaders.ID);
-    return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
-  }
-
-  static Bytes deadlineKey(long deadlineMillis, String deviceId) {
-    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
-    return Bytes.wrap(
-        ByteBuffer.allocate(Long.BYTES + device.length)
-            .putLong(deadlineMillis)
-            .put(device)
-            .array());
+  private void reject(
+      Record<String, DeviceEventReader.Read> record, RejectionReason reason, String detail) {
+    Rejections.forwardInput(
+        context, record, record.value().raw(), new Refusal(Names.DEVICE_SESSION, reason, detail));
   }
 }

@@ -1,16 +1,14 @@
 package dev.turnstile.topology.adapter.streams;
 
-import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.StrictJson;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.merge.MergeOutcome;
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.merge.MergeState;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Set;
-import org.apache.kafka.common.errors.SerializationException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -36,34 +34,40 @@ import org.slf4j.LoggerFactory;
  * DOCUMENT_TOO_LARGE}), an unreadable input or one whose key is not its merge key ({@code
  * NOT_MERGEABLE}).
  */
-final class MergeProcessor implements Processor<String, byte[], String, byte[]> {
+final class MergeProcessor implements Processor<String, byte[], String, Object> {
 
   private static final Logger LOG = LoggerFactory.getLogger(MergeProcessor.class);
   static final String RESULT_TYPE = "dev.turnstile.merge-result.v1";
 
   private final int maxPatches;
   private final int maxDocumentBytes;
-  private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
+  private final int maxStateBytes;
   private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
-  private ProcessorContext<String, byte[]> context;
-  private KeyValueStore<String, StoredMergeState> states;
+  private final JsonSerde<StoredMergeState> stateSerde = new JsonSerde<>(StoredMergeState.class);
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, byte[]> states;
 
-  private MergeProcessor(int maxPatches, int maxDocumentBytes) {
+  private MergeProcessor(int maxPatches, int maxDocumentBytes, int maxStateBytes) {
     this.maxPatches = maxPatches;
     this.maxDocumentBytes = maxDocumentBytes;
+    this.maxStateBytes = maxStateBytes;
   }
 
-  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
-      int maxPatches, int maxDocumentBytes) {
-    StoreBuilder<KeyValueStore<String, StoredMergeState>> store =
+  /**
+   * @param maxStateBytes bound on one key's stored state (base and retained patches, as stored): a
+   *     patch that would pass it is rejected ({@code MERGE_STATE_FULL}), so the changelog record
+   *     stays writable
+   */
+  static ProcessorSupplier<String, byte[], String, Object> supplier(
+      int maxPatches, int maxDocumentBytes, int maxStateBytes) {
+    // Values are the state's JSON bytes: serialised once per patch, for the bound and the store.
+    StoreBuilder<KeyValueStore<String, byte[]>> store =
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(Names.MERGE_STORE),
-            Serdes.String(),
-            new JsonSerde<>(StoredMergeState.class));
+            Stores.persistentKeyValueStore(Names.MERGE_STORE), Serdes.String(), Serdes.ByteArray());
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, byte[]> get() {
-        return new MergeProcessor(maxPatches, maxDocumentBytes);
+      public Processor<String, byte[], String, Object> get() {
+        return new MergeProcessor(maxPatches, maxDocumentBytes, maxStateBytes);
       }
 
       @Override
@@ -74,7 +78,7 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
   }
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.states = context.getStateStore(Names.MERGE_STORE);
   }
@@ -98,10 +102,14 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
   }
 
   private MergeInput parse(Record<String, byte[]> record) {
+    if (record.value() == null) {
+      reject(record, RejectionReason.NOT_MERGEABLE, "not a merge-input.v1: the value is null");
+      return null;
+    }
     MergeInput input;
     try {
-      input = inputSerde.deserializer().deserialize(null, record.value());
-    } catch (SerializationException | IllegalArgumentException e) {
+      input = StrictJson.ownRecords().readValue(record.value(), MergeInput.class);
+    } catch (StrictJson.MalformedJsonException e) {
       reject(record, RejectionReason.NOT_MERGEABLE, "not a merge-input.v1: " + e.getMessage());
       return null;
     }
@@ -119,10 +127,10 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
   }
 
   private MergeState load(String mergeKey) {
-    StoredMergeState stored = states.get(mergeKey);
+    byte[] stored = states.get(mergeKey);
     return stored == null
         ? MergeState.empty(mergeKey, maxPatches)
-        : stored.restore(mergeKey, maxPatches);
+        : stateSerde.deserializer().deserialize(null, stored).restore(mergeKey, maxPatches);
   }
 
   private void publish(Record<String, byte[]> record, MergeOutcome.Applied applied) {
@@ -137,7 +145,22 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
               .formatted(result.mergeKey(), documentBytes, maxDocumentBytes));
       return;
     }
-    states.put(result.mergeKey(), StoredMergeState.of(applied.state()));
+    byte[] state = stateSerde.write(StoredMergeState.of(applied.state()));
+    if (state.length > maxStateBytes) {
+      // Not saved: the key keeps the state it had, and its changelog record stays writable.
+      reject(
+          record,
+          RejectionReason.MERGE_STATE_FULL,
+          ("the stored merge state of %s would have %d bytes (base and %d retained patches), more"
+                  + " than the %d allowed")
+              .formatted(
+                  result.mergeKey(),
+                  state.length,
+                  applied.state().patches().size(),
+                  maxStateBytes));
+      return;
+    }
+    states.put(result.mergeKey(), state);
     context.forward(
         new Record<>(
             result.mergeKey(),
@@ -153,13 +176,7 @@ final class MergeProcessor implements Processor<String, byte[], String, byte[]> 
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    Header id = record.headers().lastHeader(CloudEventHeaders.ID);
     Rejections.forwardInput(
-        context,
-        record,
-        reason,
-        detail,
-        Names.MERGE,
-        id == null ? null : new String(id.value(), StandardCharsets.UTF_8));
+        context, record, record.value(), new Refusal(Names.MERGE, reason, detail));
   }
 }

@@ -7,30 +7,42 @@ public final class Names {
   public static final String DEVICE_EVENT_DEDUP_STORE = "device-event-dedup-store";
   public static final String DEVICE_SESSION = "device-session";
   public static final String DEVICE_SESSION_STORE = "device-session-store";
-  public static final String DEVICE_SESSION_DEADLINE_STORE = "device-session-deadline-store";
   public static final String DEVICE_SESSION_ENDED_STORE = "device-session-ended-store";
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
-
-  /** Every stage forwards its rejections here; it counts them by reason for the sink. */
-  public static final String REJECTED_EVENTS = "rejected-events";
-
-  public static final String REJECTED_EVENTS_SINK = "rejected-events-sink";
+  public static final String SESSION_MERGE_INPUT = "session-merge-input";
+  public static final String SESSION_MERGE_INPUTS_SINK = "session-merge-inputs-sink";
 
   public static final String SERVICEBUS_MESSAGES_SOURCE = "servicebus-messages-source";
   public static final String SERVICEBUS_MESSAGE_DEDUP = "servicebus-message-dedup";
   public static final String SERVICEBUS_MESSAGE_DEDUP_STORE = "servicebus-message-dedup-store";
   public static final String SERVICEBUS_MERGE_INPUT = "servicebus-merge-input";
-  public static final String SESSION_MERGE_INPUT = "session-merge-input";
-  public static final String MERGE_INPUTS_SINK = "merge-inputs-sink";
+  public static final String SERVICEBUS_MERGE_INPUTS_SINK = "servicebus-merge-inputs-sink";
+
   public static final String MERGE_INPUTS_SOURCE = "merge-inputs-source";
   public static final String MERGE = "merge";
   public static final String MERGE_STORE = "merge-store";
   public static final String MERGE_RESULTS_SINK = "merge-results-sink";
+
   public static final String MERGE_RESULTS_SOURCE = "merge-results-source";
-  public static final String POST_MERGE = "post-merge";
+  public static final String POST_MERGE_DEDUP = "post-merge-dedup";
   public static final String POST_MERGE_DEDUP_STORE = "post-merge-dedup-store";
+  public static final String POST_MERGE = "post-merge";
   public static final String POST_MERGE_EMITTED_STORE = "post-merge-emitted-store";
   public static final String POST_MERGE_SINK = "post-merge-sink";
+
+  /**
+   * The child of stage {@code stage} that counts its rejections by reason on their way to {@code
+   * rejected-events.v1}. Each stage has its own, with its own sink, so stages stay separate
+   * sub-topologies (tasks that do not wait for each other's input).
+   */
+  public static String rejections(String stage) {
+    return stage + "-rejections";
+  }
+
+  /** The sink of {@link #rejections(String)}. */
+  public static String rejectionsSink(String stage) {
+    return stage + "-rejections-sink";
+  }
 
   private Names() {}
 }

@@ -1,8 +1,6 @@
 package dev.turnstile.topology.adapter.streams;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.schemas.Json;
-import java.io.IOException;
+import dev.turnstile.schemas.RejectionReason;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
@@ -13,22 +11,30 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * Counts every rejection by reason on its way to {@code rejected-events.v1}: metric {@code
  * rejected-total}, group {@code stream-turnstile-rejections-metrics}, tag {@code
- * turnstile-rejections-id} = the reason code. Like every Streams metric it is a monitoring figure:
- * after an exactly-once abort and retry a rejection may be counted twice, never written twice.
+ * turnstile-rejections-id} = the reason code, every code of {@link RejectionReason} from the start.
+ * Like every Streams metric it is a monitoring figure: after an exactly-once abort and retry a
+ * rejection may be counted twice, never written twice.
  */
 final class RejectionCounter implements Processor<String, byte[], String, byte[]> {
 
   private final Map<String, Sensor> sensors = new HashMap<>();
   private ProcessorContext<String, byte[]> context;
 
+  /**
+   * Registers a series for every reason code at once, at 0: an alert on a rate of {@code
+   * rejected-total} sees nothing at all for a code until its first rejection otherwise.
+   */
   @Override
   public void init(ProcessorContext<String, byte[]> context) {
     this.context = context;
+    for (RejectionReason reason : RejectionReason.values()) {
+      sensor(reason.name());
+    }
   }
 
   @Override
   public void process(Record<String, byte[]> record) {
-    sensor(reason(record.value())).record();
+    sensor(reason(record)).record();
     context.forward(record);
   }
 
@@ -42,12 +48,9 @@ final class RejectionCounter implements Processor<String, byte[], String, byte[]
                     "turnstile-rejections", r, "rejected", Sensor.RecordingLevel.INFO));
   }
 
-  private static String reason(byte[] value) {
-    try {
-      JsonNode reason = Json.mapper().readTree(value).path("reason");
-      return reason.isTextual() ? reason.asText() : "UNKNOWN";
-    } catch (IOException | RuntimeException e) {
-      return "UNKNOWN";
-    }
+  /** From the header {@link Rejections} sets, so counting never parses a rejection's value. */
+  private static String reason(Record<String, byte[]> record) {
+    String reason = HeaderText.of(record.headers(), Rejections.REASON_HEADER);
+    return reason == null ? "UNKNOWN" : reason;
   }
 }

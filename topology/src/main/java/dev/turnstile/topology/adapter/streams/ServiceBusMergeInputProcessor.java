@@ -3,20 +3,18 @@ package dev.turnstile.topology.adapter.streams;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.CloudEventHeaders;
-import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.ServiceBusHeaders;
+import dev.turnstile.schemas.StrictJson;
+import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.domain.merge.MergeVersion;
 import dev.turnstile.topology.domain.merge.Patch;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -34,21 +32,23 @@ import org.apache.kafka.streams.processor.api.Record;
  * {@code ce_id}, already checked by the dedup stage.
  *
  * <p>Rejected: a body over {@code topology.merge.max-document-bytes} ({@code DOCUMENT_TOO_LARGE},
- * checked before parsing), a body that is not a JSON object or a version header or field that is
- * not a number ({@code NOT_MERGEABLE}), no merge key ({@code MISSING_MERGE_KEY}).
+ * checked before parsing), a body that is not a JSON object under {@link StrictJson}'s rules (the
+ * same verdict the bridge gives the same bytes over HTTP) or a version header or field that is not
+ * a number ({@code NOT_MERGEABLE}), a body that sets a field the closed session owns ({@code
+ * FIELD_OWNED_ELSEWHERE}), no merge key ({@code MISSING_MERGE_KEY}).
  */
-final class ServiceBusMergeInputProcessor implements Processor<String, byte[], String, byte[]> {
+final class ServiceBusMergeInputProcessor implements Processor<String, byte[], String, Object> {
 
   private final MergeSettings settings;
   private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
-  private ProcessorContext<String, byte[]> context;
+  private ProcessorContext<String, Object> context;
 
   ServiceBusMergeInputProcessor(MergeSettings settings) {
     this.settings = settings;
   }
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
   }
 
@@ -63,9 +63,26 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
               .formatted(value.length, settings.maxDocumentBytes()));
       return;
     }
-    JsonNode body = parseObject(value);
+    JsonNode body;
+    try {
+      body = parseObject(value);
+    } catch (StrictJson.MalformedJsonException e) {
+      reject(record, RejectionReason.NOT_MERGEABLE, "the body is not JSON: " + e.getMessage());
+      return;
+    }
     if (body == null) {
       reject(record, RejectionReason.NOT_MERGEABLE, "the body is not a JSON object");
+      return;
+    }
+    Optional<String> owned = ownedElsewhere(body);
+    if (owned.isPresent()) {
+      reject(
+          record,
+          RejectionReason.FIELD_OWNED_ELSEWHERE,
+          "/"
+              + owned.get()
+              + " belongs to the closed device session merged under the same key;"
+              + " a Service Bus patch may not set or delete it");
       return;
     }
     Optional<String> mergeKey = mergeKey(record.headers(), body);
@@ -82,19 +99,29 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
     }
     MergeInput input = new MergeInput(mergeKey.get(), Patch.of(version, body));
     context.forward(
-        record.withKey(mergeKey.get()).withValue(inputSerde.write(input)), Names.MERGE_INPUTS_SINK);
+        record.withKey(mergeKey.get()).withValue(inputSerde.write(input)),
+        Names.SERVICEBUS_MERGE_INPUTS_SINK);
   }
 
-  private static JsonNode parseObject(byte[] value) {
+  /** The body as a JSON object (strictly read), or null when it is none or not an object. */
+  private static JsonNode parseObject(byte[] value) throws StrictJson.MalformedJsonException {
     if (value == null) {
       return null;
     }
-    try {
-      JsonNode node = Json.mapper().readTree(value);
-      return node != null && node.isObject() ? node : null;
-    } catch (IOException notJson) {
-      return null;
+    JsonNode node = StrictJson.senders().readTree(value);
+    return node.isObject() ? node : null;
+  }
+
+  /**
+   * The first top-level member of {@code body} that a closed session writes, when sessions are
+   * merged: those fields are the session's (DESIGN.md, "Merge"), whatever version a billing
+   * system's patch carries. {@code sessionId} is shared: both sources write the session reference.
+   */
+  private Optional<String> ownedElsewhere(JsonNode body) {
+    if (!settings.sessionsEnabled()) {
+      return Optional.empty();
     }
+    return SessionMergeInputProcessor.OWNED_FIELDS.stream().filter(body::has).findFirst();
   }
 
   private Optional<String> mergeKey(Headers headers, JsonNode body) {
@@ -166,27 +193,13 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
   }
 
   private static String header(Headers headers, String name) {
-    Header header = headers.lastHeader(name);
-    return header == null || header.value() == null
-        ? null
-        : new String(header.value(), StandardCharsets.UTF_8);
+    return HeaderText.of(headers, name);
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
     // An oversized body is not copied into rejected-events.v1; its topic and offset locate it.
-    boolean keepOriginal = reason != RejectionReason.DOCUMENT_TOO_LARGE;
-    context.forward(
-        Rejections.record(
-            reason,
-            detail,
-            Names.SERVICEBUS_MERGE_INPUT,
-            record.key(),
-            header(record.headers(), CloudEventHeaders.ID),
-            context.recordMetadata().orElse(null),
-            keepOriginal ? record.value() : null,
-            null,
-            context.currentSystemTimeMs(),
-            record.timestamp()),
-        Names.REJECTED_EVENTS);
+    byte[] original = reason == RejectionReason.DOCUMENT_TOO_LARGE ? null : record.value();
+    Rejections.forwardInput(
+        context, record, original, new Refusal(Names.SERVICEBUS_MERGE_INPUT, reason, detail));
   }
 }

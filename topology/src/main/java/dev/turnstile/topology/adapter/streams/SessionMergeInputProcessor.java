@@ -7,6 +7,7 @@ import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.topology.domain.merge.MergeVersion;
 import dev.turnstile.topology.domain.merge.Patch;
 import java.time.format.DateTimeFormatter;
+import java.util.Set;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -24,23 +25,30 @@ import org.apache.kafka.streams.processor.api.Record;
  * <p>{@code device-session} forwards only {@code Closed} events with a reference here; anything
  * else is ignored defensively.
  */
-final class SessionMergeInputProcessor implements Processor<String, byte[], String, byte[]> {
+final class SessionMergeInputProcessor
+    implements Processor<String, DeviceSessionEvent, String, Object> {
 
   static final String SOURCE = "/turnstile/device-sessions";
 
-  private final JsonSerde<DeviceSessionEvent> eventSerde =
-      new JsonSerde<>(DeviceSessionEvent.class);
+  /**
+   * The top-level fields a closed session writes into its merged document: owned by the session, so
+   * a Service Bus patch may not set them. {@code sessionId} is not here: the billing record carries
+   * the same reference under that name.
+   */
+  static final Set<String> OWNED_FIELDS =
+      Set.of("station", "startedAt", "endedAt", "durationMillis", "deviceSessionId", "session");
+
   private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
-  private ProcessorContext<String, byte[]> context;
+  private ProcessorContext<String, Object> context;
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<String, Object> context) {
     this.context = context;
   }
 
   @Override
-  public void process(Record<String, byte[]> record) {
-    DeviceSessionEvent event = eventSerde.deserializer().deserialize(null, record.value());
+  public void process(Record<String, DeviceSessionEvent> record) {
+    DeviceSessionEvent event = record.value();
     if (!isMergeable(event)) {
       return;
     }
@@ -49,7 +57,7 @@ final class SessionMergeInputProcessor implements Processor<String, byte[], Stri
     MergeInput input = new MergeInput(event.sessionRef(), Patch.of(version, body(event)));
     context.forward(
         record.withKey(event.sessionRef()).withValue(inputSerde.write(input)),
-        Names.MERGE_INPUTS_SINK);
+        Names.SESSION_MERGE_INPUTS_SINK);
   }
 
   /** What {@code device-session} sends here: closed, with a reference. */

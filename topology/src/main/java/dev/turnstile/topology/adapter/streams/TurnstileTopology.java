@@ -1,14 +1,14 @@
 package dev.turnstile.topology.adapter.streams;
 
+import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 
 /**
  * Builds Turnstile's topology. Tests build it through this same method.
@@ -25,10 +25,18 @@ import org.apache.kafka.streams.Topology;
  *                                       merge-results.v1 &lt;- merge (merge-store)
  *                                              |
  *                                              v
- *                    post-merge (post-merge-dedup-store, post-merge-emitted-store) -> post-merge.v1
+ *       post-merge-dedup (post-merge-dedup-store) -> post-merge (post-merge-emitted-store)
+ *                                                        -> post-merge.v1
  *
- * every stage except the sinks may also write rejected-events.v1
+ * every stage may also write rejected-events.v1, each through its own counter and sink
  * </pre>
+ *
+ * <p><b>Four sub-topologies.</b> The device path, the Service Bus path, merge and post-merge share
+ * no processor and no sink, so Kafka Streams makes them four sub-topologies whose tasks each read
+ * one input partition. Were they joined (one shared rejections counter, one shared {@code
+ * merge-inputs} sink), every task would read all four inputs and, to keep timestamp order across
+ * them, wait for the hops it feeds itself, which are visible only once its own transaction commits:
+ * the device path would advance one commit interval at a time.
  *
  * <p><b>Why {@code merge-inputs.v1}.</b> The merge store must be keyed by merge key, but session
  * events arrive keyed by device and Service Bus messages by a per-entity key, on different topics:
@@ -53,42 +61,28 @@ public final class TurnstileTopology {
   }
 
   public static Topology build(TopologyConfig config, PostMergeStep postMergeStep) {
-    Topology topology = new Topology();
+    Builder builder = new Builder(new Topology(), config);
     MergeSettings merge = config.merge();
-    addDeviceSessions(topology, config, merge.sessionsEnabled());
-    addServiceBusMergeInputs(topology, config, merge);
-    addMerge(topology, config, merge);
-    addPostMerge(topology, config, postMergeStep);
-    List<String> rejecting = new ArrayList<>();
-    rejecting.add(Names.DEVICE_EVENT_DEDUP);
-    rejecting.add(Names.DEVICE_SESSION);
-    rejecting.add(Names.SERVICEBUS_MESSAGE_DEDUP);
-    rejecting.add(Names.SERVICEBUS_MERGE_INPUT);
-    rejecting.add(Names.MERGE);
-    rejecting.add(Names.POST_MERGE);
-    topology.addProcessor(
-        Names.REJECTED_EVENTS, RejectionCounter::new, rejecting.toArray(String[]::new));
-    sink(
-        topology,
-        Names.REJECTED_EVENTS_SINK,
-        config,
-        TopicCatalogue.REJECTED_EVENTS,
-        List.of(Names.REJECTED_EVENTS));
-    return topology;
+    addDeviceSessions(builder, config, merge.sessionsEnabled());
+    addServiceBusMergeInputs(builder, config, merge);
+    addMerge(builder, merge);
+    addPostMerge(builder, config, postMergeStep);
+    return builder.topology;
   }
 
   private static void addDeviceSessions(
-      Topology topology, TopologyConfig config, boolean mergeSessions) {
-    source(topology, Names.DEVICE_EVENTS_SOURCE, config, TopicCatalogue.DEVICE_EVENTS_RAW);
-    topology.addProcessor(
+      Builder builder, TopologyConfig config, boolean mergeSessions) {
+    builder.source(Names.DEVICE_EVENTS_SOURCE, TopicCatalogue.DEVICE_EVENTS_RAW);
+    builder.stage(
         Names.DEVICE_EVENT_DEDUP,
         EventDedupProcessor.supplier(
             Names.DEVICE_EVENT_DEDUP,
             Names.DEVICE_EVENT_DEDUP_STORE,
             config.dedupRetention(),
-            Names.DEVICE_SESSION),
+            Names.DEVICE_SESSION,
+            new DeviceEventReader()),
         Names.DEVICE_EVENTS_SOURCE);
-    topology.addProcessor(
+    builder.stage(
         Names.DEVICE_SESSION,
         DeviceSessionProcessor.supplier(
             config.sessionPolicy(),
@@ -97,89 +91,102 @@ public final class TurnstileTopology {
             mergeSessions,
             config.maxDeviceStateBytes()),
         Names.DEVICE_EVENT_DEDUP);
-    sink(
-        topology,
-        Names.DEVICE_SESSIONS_SINK,
-        config,
-        TopicCatalogue.DEVICE_SESSIONS,
-        List.of(Names.DEVICE_SESSION));
+    builder.sink(Names.DEVICE_SESSIONS_SINK, TopicCatalogue.DEVICE_SESSIONS, Names.DEVICE_SESSION);
     if (mergeSessions) {
-      topology.addProcessor(
+      builder.topology.addProcessor(
           Names.SESSION_MERGE_INPUT, SessionMergeInputProcessor::new, Names.DEVICE_SESSION);
+      builder.sink(
+          Names.SESSION_MERGE_INPUTS_SINK, TopicCatalogue.MERGE_INPUTS, Names.SESSION_MERGE_INPUT);
     }
   }
 
   private static void addServiceBusMergeInputs(
-      Topology topology, TopologyConfig config, MergeSettings merge) {
-    source(
-        topology, Names.SERVICEBUS_MESSAGES_SOURCE, config, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
-    topology.addProcessor(
+      Builder builder, TopologyConfig config, MergeSettings merge) {
+    builder.source(Names.SERVICEBUS_MESSAGES_SOURCE, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
+    builder.stage(
         Names.SERVICEBUS_MESSAGE_DEDUP,
         EventDedupProcessor.supplier(
             Names.SERVICEBUS_MESSAGE_DEDUP,
             Names.SERVICEBUS_MESSAGE_DEDUP_STORE,
             config.dedupRetention(),
-            Names.SERVICEBUS_MERGE_INPUT),
+            Names.SERVICEBUS_MERGE_INPUT,
+            new ServiceBusMessageReader()),
         Names.SERVICEBUS_MESSAGES_SOURCE);
-    topology.addProcessor(
+    builder.stage(
         Names.SERVICEBUS_MERGE_INPUT,
         () -> new ServiceBusMergeInputProcessor(merge),
         Names.SERVICEBUS_MESSAGE_DEDUP);
-    List<String> feeders = new ArrayList<>(List.of(Names.SERVICEBUS_MERGE_INPUT));
-    if (merge.sessionsEnabled()) {
-      feeders.add(Names.SESSION_MERGE_INPUT);
-    }
-    sink(topology, Names.MERGE_INPUTS_SINK, config, TopicCatalogue.MERGE_INPUTS, feeders);
+    builder.sink(
+        Names.SERVICEBUS_MERGE_INPUTS_SINK,
+        TopicCatalogue.MERGE_INPUTS,
+        Names.SERVICEBUS_MERGE_INPUT);
   }
 
-  private static void addMerge(Topology topology, TopologyConfig config, MergeSettings merge) {
-    source(topology, Names.MERGE_INPUTS_SOURCE, config, TopicCatalogue.MERGE_INPUTS);
-    topology.addProcessor(
+  private static void addMerge(Builder builder, MergeSettings merge) {
+    builder.source(Names.MERGE_INPUTS_SOURCE, TopicCatalogue.MERGE_INPUTS);
+    builder.stage(
         Names.MERGE,
-        MergeProcessor.supplier(merge.maxPatches(), merge.maxDocumentBytes()),
+        MergeProcessor.supplier(
+            merge.maxPatches(), merge.maxDocumentBytes(), MergeSettings.MAX_STORED_STATE_BYTES),
         Names.MERGE_INPUTS_SOURCE);
-    sink(
-        topology,
-        Names.MERGE_RESULTS_SINK,
-        config,
-        TopicCatalogue.MERGE_RESULTS,
-        List.of(Names.MERGE));
+    builder.sink(Names.MERGE_RESULTS_SINK, TopicCatalogue.MERGE_RESULTS, Names.MERGE);
   }
 
-  private static void addPostMerge(Topology topology, TopologyConfig config, PostMergeStep step) {
-    source(topology, Names.MERGE_RESULTS_SOURCE, config, TopicCatalogue.MERGE_RESULTS);
-    topology.addProcessor(
+  private static void addPostMerge(Builder builder, TopologyConfig config, PostMergeStep step) {
+    builder.source(Names.MERGE_RESULTS_SOURCE, TopicCatalogue.MERGE_RESULTS);
+    builder.stage(
+        Names.POST_MERGE_DEDUP,
+        EventDedupProcessor.supplier(
+            Names.POST_MERGE_DEDUP,
+            Names.POST_MERGE_DEDUP_STORE,
+            config.dedupRetention(),
+            Names.POST_MERGE,
+            new MergeResultReader()),
+        Names.MERGE_RESULTS_SOURCE);
+    builder.stage(
         Names.POST_MERGE,
         PostMergeProcessor.supplier(step, config.dedupRetention()),
-        Names.MERGE_RESULTS_SOURCE);
-    sink(
-        topology,
-        Names.POST_MERGE_SINK,
-        config,
-        TopicCatalogue.POST_MERGE,
-        List.of(Names.POST_MERGE));
+        Names.POST_MERGE_DEDUP);
+    builder.sink(Names.POST_MERGE_SINK, TopicCatalogue.POST_MERGE, Names.POST_MERGE);
   }
 
-  private static void source(
-      Topology topology, String name, TopologyConfig config, dev.turnstile.schemas.Topic topic) {
-    topology.addSource(
-        name,
-        Serdes.String().deserializer(),
-        Serdes.ByteArray().deserializer(),
-        config.topic(topic));
-  }
+  /** Adds sources, sinks and stages under the deployment's topic names. */
+  private static final class Builder {
+    private final Topology topology;
+    private final TopologyConfig config;
 
-  private static void sink(
-      Topology topology,
-      String name,
-      TopologyConfig config,
-      dev.turnstile.schemas.Topic topic,
-      List<String> parents) {
-    topology.addSink(
-        name,
-        config.topic(topic),
-        Serdes.String().serializer(),
-        Serdes.ByteArray().serializer(),
-        parents.toArray(String[]::new));
+    Builder(Topology topology, TopologyConfig config) {
+      this.topology = topology;
+      this.config = config;
+    }
+
+    void source(String name, Topic topic) {
+      topology.addSource(
+          name,
+          Serdes.String().deserializer(),
+          Serdes.ByteArray().deserializer(),
+          config.topic(topic));
+    }
+
+    void sink(String name, Topic topic, String parent) {
+      topology.addSink(
+          name,
+          config.topic(topic),
+          Serdes.String().serializer(),
+          Serdes.ByteArray().serializer(),
+          parent);
+    }
+
+    /**
+     * A stage: a processor that may refuse what it reads. Its rejections go to its own counter
+     * ({@link RejectionCounter}) and sink on {@code rejected-events.v1}; that is all a stage needs
+     * to be wired for rejections.
+     */
+    <KIn, VIn> void stage(
+        String name, ProcessorSupplier<KIn, VIn, String, Object> supplier, String parent) {
+      topology.addProcessor(name, supplier, parent);
+      topology.addProcessor(Names.rejections(name), RejectionCounter::new, name);
+      sink(Names.rejectionsSink(name), TopicCatalogue.REJECTED_EVENTS, Names.rejections(name));
+    }
   }
 }

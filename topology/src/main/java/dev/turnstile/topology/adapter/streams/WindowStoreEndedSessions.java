@@ -4,51 +4,41 @@ import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.topology.domain.session.EndedSessions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
- * One device's {@link EndedSessions} in the segmented window store {@code
- * device-session-ended-store}: key = device id and session reference (length-prefixed), value = the
- * outcome, stamped with arrival time. A reference is forgotten when its segment expires, so what
- * one event costs does not grow with how many sessions the device has had.
+ * One device's {@link EndedSessions} in {@code device-session-ended-store} ({@link RecentKeys}):
+ * key = device id and session reference (length-prefixed), payload = the outcome's name, stamped
+ * with arrival time. A reference is forgotten with its segment, so what one event costs does not
+ * grow with how many sessions the device has had.
  */
 final class WindowStoreEndedSessions implements EndedSessions {
 
-  private final WindowStore<Bytes, String> store;
+  private final RecentKeys store;
   private final String deviceId;
   private final long timestamp;
-  private final long retentionMs;
 
   /**
    * @param timestamp the arrival time to stamp new entries with (record or stream time), and to
-   *     judge old ones by: an entry older than {@code retention} before it is forgotten even if its
-   *     segment has not been dropped yet
+   *     judge old ones by
    */
-  WindowStoreEndedSessions(
-      WindowStore<Bytes, String> store, String deviceId, long timestamp, Duration retention) {
+  WindowStoreEndedSessions(RecentKeys store, String deviceId, long timestamp) {
     this.store = store;
     this.deviceId = deviceId;
     this.timestamp = timestamp;
-    this.retentionMs = retention.toMillis();
   }
 
   @Override
   public Optional<DeviceSessionEventType> outcome(String sessionRef) {
-    try (WindowStoreIterator<String> hits =
-        store.fetch(key(sessionRef), Math.max(0, timestamp - retentionMs), Long.MAX_VALUE)) {
-      return hits.hasNext()
-          ? Optional.of(DeviceSessionEventType.valueOf(hits.next().value))
-          : Optional.empty();
-    }
+    return store
+        .find(key(sessionRef), timestamp)
+        .map(e -> DeviceSessionEventType.valueOf(new String(e.payload(), StandardCharsets.UTF_8)));
   }
 
   @Override
   public void remember(String sessionRef, DeviceSessionEventType outcome) {
-    store.put(key(sessionRef), outcome.name(), timestamp);
+    store.put(key(sessionRef), outcome.name().getBytes(StandardCharsets.UTF_8), timestamp);
   }
 
   private Bytes key(String sessionRef) {

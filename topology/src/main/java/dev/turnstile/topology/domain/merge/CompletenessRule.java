@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +17,8 @@ import java.util.Optional;
 
 /**
  * The default {@link PostMergeStep}: a merged document is published only once every required field
- * is present, as a flat object of those fields plus derived ones.
+ * is present and of the type its output schema allows, as a flat object of those fields plus
+ * derived ones.
  *
  * <p>Output shape: {@code mergeKey} and {@code mergeResultId} of the result, then each {@link
  * RequiredField} under its name with its value copied unchanged, then each {@link DerivedField}
@@ -45,12 +48,16 @@ public final class CompletenessRule implements PostMergeStep {
   }
 
   @Override
-  public Optional<JsonNode> apply(MergeResult result) {
+  public Outcome apply(MergeResult result) {
     Map<String, JsonNode> fields = new LinkedHashMap<>();
     for (RequiredField field : config.required()) {
       JsonNode value = result.document().at(field.pointer());
       if (value.isMissingNode() || value.isNull()) {
-        return Optional.empty();
+        return new Incomplete();
+      }
+      Optional<String> problem = field.type().problem(value);
+      if (problem.isPresent()) {
+        return new Invalid(field.pointer().toString(), field.name() + " " + problem.get());
       }
       fields.put(field.name(), value);
     }
@@ -61,7 +68,7 @@ public final class CompletenessRule implements PostMergeStep {
     for (DerivedField derived : config.derived()) {
       derive(derived, fields).ifPresent(value -> output.put(derived.name(), value));
     }
-    return Optional.of(output);
+    return new Publish(output);
   }
 
   private Optional<BigDecimal> derive(DerivedField field, Map<String, JsonNode> fields) {
@@ -119,17 +126,62 @@ public final class CompletenessRule implements PostMergeStep {
    *
    * @param name the member name in the output
    * @param pointer where to read it in the merged document (RFC 6901)
+   * @param type what the output schema allows for it
    */
-  public record RequiredField(String name, JsonPointer pointer) {
+  public record RequiredField(String name, JsonPointer pointer, FieldType type) {
 
     public RequiredField {
       MergeVersion.requireText(name, "name");
       Objects.requireNonNull(pointer, "pointer");
+      Objects.requireNonNull(type, "type");
     }
 
     /** Parses {@code pointer}, e.g. {@code /billing/kwhTotal}. */
-    public static RequiredField of(String name, String pointer) {
-      return new RequiredField(name, JsonPointer.compile(pointer));
+    public static RequiredField of(String name, String pointer, FieldType type) {
+      return new RequiredField(name, JsonPointer.compile(pointer), type);
+    }
+  }
+
+  /**
+   * What an output schema allows for a required field, checked before anything is published so that
+   * no output breaks its schema whatever a source sent.
+   */
+  public enum FieldType {
+    /** A JSON string. */
+    STRING,
+    /** An RFC 3339 date-time with an offset, as a JSON string. */
+    DATE_TIME,
+    /** A JSON integer from 0 to {@link Long#MAX_VALUE}. */
+    NON_NEGATIVE_LONG,
+    /** A JSON number within {@link #MAX_MAGNITUDE} orders of magnitude, or a JSON string. */
+    NUMBER_OR_STRING;
+
+    /** Why {@code value} does not fit, or empty when it does. */
+    Optional<String> problem(JsonNode value) {
+      return switch (this) {
+        case STRING -> value.isTextual() ? Optional.empty() : Optional.of("must be a string");
+        case DATE_TIME -> dateTimeProblem(value);
+        case NON_NEGATIVE_LONG ->
+            value.isIntegralNumber() && value.canConvertToLong() && value.longValue() >= 0
+                ? Optional.empty()
+                : Optional.of("must be an integer from 0 to " + Long.MAX_VALUE);
+        case NUMBER_OR_STRING ->
+            value.isTextual() || (value.isNumber() && reasonable(value.decimalValue()))
+                ? Optional.empty()
+                : Optional.of("must be a string or a number within 10^±" + MAX_MAGNITUDE);
+      };
+    }
+
+    private static Optional<String> dateTimeProblem(JsonNode value) {
+      if (value.isTextual()) {
+        try {
+          OffsetDateTime.parse(value.textValue());
+          return Optional.empty();
+        } catch (DateTimeParseException e) {
+          // falls through
+        }
+      }
+      return Optional.of("must be an RFC 3339 date-time with an offset");
     }
   }
 
@@ -193,13 +245,13 @@ public final class CompletenessRule implements PostMergeStep {
     public static Config settledChargingSession() {
       return new Config(
           List.of(
-              RequiredField.of("station", "/station"),
-              RequiredField.of("startedAt", "/startedAt"),
-              RequiredField.of("endedAt", "/endedAt"),
-              RequiredField.of("durationMillis", "/durationMillis"),
-              RequiredField.of("kwhTotal", "/kwhTotal"),
-              RequiredField.of("dollars", "/dollars"),
-              RequiredField.of("userId", "/userId")),
+              RequiredField.of("station", "/station", FieldType.STRING),
+              RequiredField.of("startedAt", "/startedAt", FieldType.DATE_TIME),
+              RequiredField.of("endedAt", "/endedAt", FieldType.DATE_TIME),
+              RequiredField.of("durationMillis", "/durationMillis", FieldType.NON_NEGATIVE_LONG),
+              RequiredField.of("kwhTotal", "/kwhTotal", FieldType.NUMBER_OR_STRING),
+              RequiredField.of("dollars", "/dollars", FieldType.NUMBER_OR_STRING),
+              RequiredField.of("userId", "/userId", FieldType.NUMBER_OR_STRING)),
           List.of(
               new DerivedField(
                   "averagePowerKw",

@@ -1,10 +1,9 @@
 package dev.turnstile.topology.domain.merge;
 
+import dev.turnstile.topology.domain.Sha256;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -66,7 +65,7 @@ public final class ContributionDigest {
 
   /** This digest with one more contribution, which must not be in it already. */
   public ContributionDigest with(Contribution contribution) {
-    byte[] hash = sha256(lengthPrefixed(contribution.source(), contribution.eventId()));
+    byte[] hash = Sha256.digest(lengthPrefixed(contribution.source(), contribution.eventId()));
     return new ContributionDigest(count + 1, sum.add(new BigInteger(1, hash)).mod(MODULUS));
   }
 
@@ -84,7 +83,7 @@ public final class ContributionDigest {
     byte[] key = lengthPrefixed(mergeKey);
     ByteBuffer input = ByteBuffer.allocate(ID_DOMAIN.length + key.length + 8 + SUM_BYTES);
     input.put(ID_DOMAIN).put(key).put(toBytes());
-    return HexFormat.of().formatHex(sha256(input.array()));
+    return HexFormat.of().formatHex(Sha256.digest(input.array()));
   }
 
   /** The 40-byte serialized form, see the class comment. */
@@ -126,13 +125,5 @@ public final class ContributionDigest {
       buffer.putInt(part.length).put(part);
     }
     return buffer.array();
-  }
-
-  private static byte[] sha256(byte[] input) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(input);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform provides SHA-256", e);
-    }
   }
 }

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
@@ -80,33 +79,6 @@ class RobustnessTest {
     }
   }
 
-  @Test
-  void aStaleDueDeadlineEntryBlocksExpiryForever() {
-    try (TopologyFixture t =
-        new TopologyFixture(dir, Map.of("topology.max-due-per-punctuation", "1"))) {
-      // what a change of max-duration/grace leaves behind: an index entry the new policy never
-      // recomputes
-      KeyValueStore<Bytes, String> deadlines =
-          t.driver.getKeyValueStore(Names.DEVICE_SESSION_DEADLINE_STORE);
-      deadlines.put(
-          DeviceSessionProcessor.deadlineKey(
-              START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost"),
-          "a-ghost");
-      t.send(event("b", "s", Started, "R", T0), START.minus(Duration.ofHours(73)));
-      t.sessionEvents();
-      for (int i = 0; i < 5; i++) {
-        t.driver.advanceWallClockTime(Duration.ofSeconds(2));
-      }
-      var types = t.sessionEvents().stream().map(e -> e.type()).toList();
-      assertThat(types).containsExactly(DeviceSessionEventType.Expired);
-      assertThat(
-              deadlines.get(
-                  DeviceSessionProcessor.deadlineKey(
-                      START.minus(Duration.ofHours(1)).toEpochMilli(), "a-ghost")))
-          .isNull();
-    }
-  }
-
   private static void pipeResult(TopologyFixture t, String id, long ts, String dollars) {
     ObjectNode doc = JsonNodeFactory.instance.objectNode();
     doc.put("station", "st")
@@ -127,6 +99,7 @@ class RobustnessTest {
             new TreeSet<>(List.of("src")));
     RecordHeaders h = new RecordHeaders();
     h.add(CloudEventHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
+    h.add(CloudEventHeaders.SOURCE, OutputHeaders.SOURCE.getBytes(StandardCharsets.UTF_8));
     t.mergeResultsIn.pipeInput(
         new TestRecord<>("K", TopologyFixture.json(r), h, START.plusMillis(ts)));
   }

@@ -36,7 +36,12 @@ import org.apache.kafka.streams.test.TestRecord;
 /** A TopologyTestDriver over the production topology, with helpers to send and read events. */
 final class TopologyFixture implements AutoCloseable {
 
-  static final Instant START = Instant.parse("2026-11-30T12:00:00Z");
+  /**
+   * Simulated time starts here and tests move it forward by days: it must stay in the past of the
+   * real clock, which {@link UsableTimestampExtractor} compares record timestamps with.
+   */
+  static final Instant START = Instant.parse("2026-01-05T12:00:00Z");
+
   static final Duration GRACE = Duration.ofMinutes(5);
   static final Duration MAX_DURATION = Duration.ofHours(72);
 

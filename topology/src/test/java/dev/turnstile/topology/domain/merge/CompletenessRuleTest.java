@@ -10,7 +10,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class CompletenessRuleTest {
@@ -52,7 +51,7 @@ class CompletenessRuleTest {
             SESSION,
             "{\"sessionId\":\"3390011\",\"userId\":\"u-35897499\",\"kwhTotal\":6.504,\"dollars\":2.37}");
 
-    JsonNode output = RULE.apply(result).orElseThrow();
+    JsonNode output = published(RULE.apply(result));
 
     assertThat(output)
         .isEqualTo(
@@ -71,26 +70,57 @@ class CompletenessRuleTest {
   @Test
   void zeroKwhLeavesBothDerivedFieldsOutAndZeroDurationLeavesPowerOut() {
     JsonNode noEnergy =
-        RULE.apply(merge(SESSION, "{\"userId\":\"u\",\"kwhTotal\":0,\"dollars\":0}")).orElseThrow();
+        published(RULE.apply(merge(SESSION, "{\"userId\":\"u\",\"kwhTotal\":0,\"dollars\":0}")));
     assertThat(noEnergy.has("averagePowerKw")).isFalse();
     assertThat(noEnergy.has("pricePerKwh")).isFalse();
     assertThat(noEnergy.get("kwhTotal").decimalValue()).isZero();
 
     JsonNode noDuration =
-        RULE.apply(
+        published(
+            RULE.apply(
                 merge(
                     SESSION.replace("5438000", "0"),
-                    "{\"userId\":\"u\",\"kwhTotal\":\"2.00\",\"dollars\":\"1.00\"}"))
-            .orElseThrow();
+                    "{\"userId\":\"u\",\"kwhTotal\":\"2.00\",\"dollars\":\"1.00\"}")));
     assertThat(noDuration.has("averagePowerKw")).isFalse();
     assertThat(noDuration.get("pricePerKwh").decimalValue()).isEqualByComparingTo("0.5");
   }
 
   @Test
   void anIncompleteDocumentEmitsNothing() {
-    assertThat(RULE.apply(merge(SESSION, null))).isEmpty();
+    assertThat(RULE.apply(merge(SESSION, null))).isInstanceOf(PostMergeStep.Incomplete.class);
     assertThat(RULE.apply(merge(SESSION, "{\"userId\":null,\"kwhTotal\":6.504,\"dollars\":2.37}")))
-        .isEmpty();
+        .isInstanceOf(PostMergeStep.Incomplete.class);
+  }
+
+  @Test
+  void aFieldItsOutputSchemaRefusesMakesTheResultInvalidWithItsPointer() {
+    // Issue 8, case 6: each of these would have been copied into post-merge.v1 and broken it.
+    String billing = "{\"userId\":\"u\",\"kwhTotal\":6.504,\"dollars\":2.37}";
+    assertThat(
+            RULE.apply(
+                merge(
+                    SESSION.replace("\"2014-11-18T15:40:26Z\"", "\"2026-11-30 08:00:00\""),
+                    billing)))
+        .isEqualTo(
+            new PostMergeStep.Invalid(
+                "/startedAt", "startedAt must be an RFC 3339 date-time with an offset"));
+    assertThat(RULE.apply(merge(SESSION.replace("\"2014-11-18T15:40:26Z\"", "1e1000"), billing)))
+        .isInstanceOf(PostMergeStep.Invalid.class)
+        .extracting(o -> ((PostMergeStep.Invalid) o).pointer())
+        .isEqualTo("/startedAt");
+    assertThat(RULE.apply(merge(SESSION.replace("5438000", "1e400"), billing)))
+        .isEqualTo(
+            new PostMergeStep.Invalid(
+                "/durationMillis",
+                "durationMillis must be an integer from 0 to " + Long.MAX_VALUE));
+    assertThat(RULE.apply(merge(SESSION.replace("5438000", "-1"), billing)))
+        .isInstanceOf(PostMergeStep.Invalid.class);
+    assertThat(RULE.apply(merge(SESSION, billing.replace("6.504", "1e400"))))
+        .isEqualTo(
+            new PostMergeStep.Invalid(
+                "/kwhTotal", "kwhTotal must be a string or a number within 10^±64"));
+    assertThat(RULE.apply(merge(SESSION, billing.replace("\"u\"", "{\"id\":1}"))))
+        .isInstanceOf(PostMergeStep.Invalid.class);
   }
 
   @Test
@@ -99,17 +129,24 @@ class CompletenessRuleTest {
         new CompletenessRule(
             new CompletenessRule.Config(
                 List.of(
-                    CompletenessRule.RequiredField.of("a", "/a"),
-                    CompletenessRule.RequiredField.of("b", "/b")),
+                    CompletenessRule.RequiredField.of(
+                        "a", "/a", CompletenessRule.FieldType.NUMBER_OR_STRING),
+                    CompletenessRule.RequiredField.of(
+                        "b", "/b", CompletenessRule.FieldType.NUMBER_OR_STRING)),
                 List.of(
                     new CompletenessRule.DerivedField("q", "a", "b", BigDecimal.ONE, List.of())),
                 1,
                 RoundingMode.HALF_EVEN));
     MergeResult result = merge("{\"a\":0.25,\"b\":1}", null);
 
-    Optional<JsonNode> output = rule.apply(result);
+    JsonNode output = published(rule.apply(result));
 
-    assertThat(output.orElseThrow().get("q").decimalValue()).isEqualByComparingTo("0.2");
+    assertThat(output.get("q").decimalValue()).isEqualByComparingTo("0.2");
+  }
+
+  private static JsonNode published(PostMergeStep.Outcome outcome) {
+    assertThat(outcome).isInstanceOf(PostMergeStep.Publish.class);
+    return ((PostMergeStep.Publish) outcome).output();
   }
 
   @Test
@@ -118,7 +155,9 @@ class CompletenessRuleTest {
         .isThrownBy(
             () ->
                 new CompletenessRule.Config(
-                    List.of(CompletenessRule.RequiredField.of("a", "/a")),
+                    List.of(
+                        CompletenessRule.RequiredField.of(
+                            "a", "/a", CompletenessRule.FieldType.NUMBER_OR_STRING)),
                     List.of(
                         new CompletenessRule.DerivedField(
                             "q", "a", "b", BigDecimal.ONE, List.of())),

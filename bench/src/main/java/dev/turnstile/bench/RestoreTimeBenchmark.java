@@ -1,4 +1,4 @@
-package dev.turnstile.topology.bench;
+package dev.turnstile.bench;
 
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.CloudEventHeaders;
@@ -48,10 +48,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * restart on the kept directory is timed too, for comparison. The restore is what the topology's
  * startup probe must allow for.
  *
- * <p>Run: {@code ./mvnw -B -q -pl topology -am -Prestore -DskipTests verify} (arguments with {@code
- * -Drestore.args="<events> <devices>"}, default {@code 1000000 1000}). It measures whatever store
- * layout the topology has, so it can be re-run as that changes; absolute times depend on the
- * machine, the ratio between the modes much less.
+ * <p>Run: {@code ./mvnw -B -q -pl bench -am -Pbench -DskipTests verify -Dbench.args="restore"}
+ * (options {@code --events}, default 1000000, and {@code --devices}, default 1000). It measures
+ * whatever store layout the topology has, so it can be re-run as that changes; absolute times
+ * depend on the machine, the ratio between the modes much less.
  */
 public final class RestoreTimeBenchmark {
 

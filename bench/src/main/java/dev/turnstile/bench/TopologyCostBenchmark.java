@@ -1,4 +1,4 @@
-package dev.turnstile.topology.bench;
+package dev.turnstile.bench;
 
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
@@ -33,15 +33,14 @@ import org.apache.kafka.streams.test.TestRecord;
  * events are remembered. TopologyTestDriver with the real RocksDB stores, one thread, no broker:
  * the figures are per-event processing cost, not end-to-end throughput.
  *
- * <p>Run: {@code ./mvnw -q -pl topology -am test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.turnstile.topology.bench.TopologyCostBenchmark} (optional args: remembered
- * events, measured events, devices).
+ * <p>Run: {@code ./mvnw -B -q -pl bench -am -Pbench -DskipTests verify -Dbench.args="cost
+ * [remembered] [measured] [devices]"}.
  */
-public final class TopologyCostBenchmark {
+final class TopologyCostBenchmark {
 
   private static final OffsetDateTime T0 = OffsetDateTime.parse("2015-03-02T08:00:00-08:00");
 
-  public static void main(String[] args) throws Exception {
+  static void main(String[] args) throws Exception {
     int remembered = args.length > 0 ? Integer.parseInt(args[0]) : 400_000;
     int measured = args.length > 1 ? Integer.parseInt(args[1]) : 40_000;
     int devices = args.length > 2 ? Integer.parseInt(args[2]) : 1_000;

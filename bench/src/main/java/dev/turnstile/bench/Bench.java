@@ -1,0 +1,279 @@
+package dev.turnstile.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.schemas.Json;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.category.DefaultCategoryDataset;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Turnstile's benchmarks on a real broker. Each prints its figures and writes them to a folder. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    subcommands = {
+      Bench.TopologyCommand.class,
+      Bench.CostCommand.class,
+      Bench.RestoreCommand.class
+    },
+    description = "Benchmarks on a real broker, with baselines measured in the same run.")
+public final class Bench implements Runnable {
+
+  @Override
+  public void run() {
+    new CommandLine(this).usage(System.out);
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Bench()).execute(args));
+  }
+
+  @Command(
+      name = "topology",
+      mixinStandardHelpOptions = true,
+      description =
+          "Events/s and CPU per event of the Turnstile topology against a Kafka Streams"
+              + " pass-through and a naive RocksDB dedup, all exactly_once_v2, on the same input.")
+  static final class TopologyCommand implements Callable<Integer> {
+    @Option(names = "--events", description = "input records (default: ${DEFAULT-VALUE})")
+    long events = 1_000_000;
+
+    @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
+    int devices = 10_000;
+
+    @Option(
+        names = "--resend-fraction",
+        description = "events sent twice with the same id (default: ${DEFAULT-VALUE})")
+    double resendFraction = 0.1;
+
+    @Option(
+        names = "--runs",
+        description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
+    int runs = 3;
+
+    @Option(
+        names = "--candidates",
+        split = ",",
+        description = "which to run, in order (default: pass-through,naive-dedup,turnstile)")
+    List<String> candidates = List.of("pass-through", "naive-dedup", "turnstile");
+
+    @Option(
+        names = "--profile",
+        split = ",",
+        description = "candidates to profile in round 1 (flame graphs in the output folder)")
+    List<String> profile = List.of();
+
+    @Option(
+        names = "--profile-event",
+        description = "itimer (CPU) or wall (also where threads wait) (default: ${DEFAULT-VALUE})")
+    String profileEvent = "itimer";
+
+    @Option(
+        names = "--set",
+        description = "topology configuration key=value for every candidate (repeatable)")
+    Map<String, String> overrides = new LinkedHashMap<>();
+
+    @Option(names = "--out", description = "results folder (default: ${DEFAULT-VALUE})")
+    Path out = Path.of("docs", "bench");
+
+    @Option(names = "--name", description = "results file name (default: ${DEFAULT-VALUE})")
+    String name = "topology";
+
+    @Override
+    public Integer call() throws IOException {
+      Map<String, String> machine = Machine.describe();
+      machine.forEach((k, v) -> System.out.printf("%-8s %s%n", k, v));
+      Set<StreamsCandidate> profiled = EnumSet.noneOf(StreamsCandidate.class);
+      profile.forEach(p -> profiled.add(StreamsCandidate.of(p)));
+      Files.createDirectories(out);
+      TopologyBench.Settings settings =
+          new TopologyBench.Settings(
+              events,
+              devices,
+              resendFraction,
+              runs,
+              candidates.stream().map(StreamsCandidate::of).toList(),
+              profiled,
+              profileEvent,
+              overrides,
+              Files.createTempDirectory("turnstile-bench"),
+              out);
+      TopologyBench.Report report;
+      try {
+        report = new TopologyBench(settings).run();
+      } finally {
+        TopologyBench.deleteRecursively(settings.workDir());
+      }
+      summarise(report, machine);
+      return 0;
+    }
+
+    private void summarise(TopologyBench.Report report, Map<String, String> machine)
+        throws IOException {
+      Map<String, Double> rate = report.median(TopologyBench.Run::eventsPerSecond);
+      Map<String, Double> cpu = report.median(TopologyBench.Run::appCpuMicrosPerEvent);
+      Map<String, Double> brokerCpu = report.median(TopologyBench.Run::brokerCpuMicrosPerEvent);
+      Map<String, Double> written = report.median(TopologyBench.Run::offsetsWrittenPerEvent);
+      Map<String, Double> state = report.median(r -> (double) r.stateBytes());
+      double baseline = rate.getOrDefault("pass-through", Double.NaN);
+      System.out.printf(
+          Locale.ROOT,
+          "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %12s %10s %14s%n",
+          runs,
+          events,
+          "candidate",
+          "events/s",
+          "ratio",
+          "app µs/ev",
+          "broker µs/ev",
+          "offs/ev",
+          "state B/id");
+      ObjectNode json = Json.mapper().createObjectNode();
+      json.put("benchmark", "topology");
+      json.put("measuredAt", Instant.now().toString());
+      json.set("machine", Json.mapper().valueToTree(machine));
+      json.set(
+          "settings",
+          Json.mapper()
+              .valueToTree(
+                  Map.of(
+                      "events",
+                      events,
+                      "devices",
+                      devices,
+                      "resendFraction",
+                      resendFraction,
+                      "runs",
+                      runs,
+                      "overrides",
+                      overrides)));
+      json.set("load", Json.mapper().valueToTree(report.load()));
+      ArrayNode medians = json.putArray("medians");
+      for (String c : rate.keySet()) {
+        double ratio = rate.get(c) / baseline;
+        double perId = state.get(c) / report.load().distinct();
+        System.out.printf(
+            Locale.ROOT,
+            "%-13s %,12.0f %10.3f %12.1f %12.1f %10.2f %14.1f%n",
+            c,
+            rate.get(c),
+            ratio,
+            cpu.get(c),
+            brokerCpu.get(c),
+            written.get(c),
+            perId);
+        medians
+            .addObject()
+            .put("candidate", c)
+            .put("eventsPerSecond", rate.get(c))
+            .put("ratioToPassThrough", ratio)
+            .put("appCpuMicrosPerEvent", cpu.get(c))
+            .put("brokerCpuMicrosPerEvent", brokerCpu.get(c))
+            .put("offsetsWrittenPerEvent", written.get(c))
+            .put("stateBytesPerDistinctEvent", perId);
+      }
+      json.set("runs", Json.mapper().valueToTree(report.runs()));
+      Path results = out.resolve(name + ".json");
+      Files.write(results, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(json));
+      Path chart = out.resolve(name + ".png");
+      chart(report, rate, machine, chart);
+      System.out.printf("%nresults: %s%nchart:   %s%n", results, chart);
+    }
+
+    private void chart(
+        TopologyBench.Report report,
+        Map<String, Double> rate,
+        Map<String, String> machine,
+        Path png)
+        throws IOException {
+      DefaultCategoryDataset data = new DefaultCategoryDataset();
+      for (TopologyBench.Run run : report.runs()) {
+        data.addValue(run.eventsPerSecond(), "round " + run.round(), run.candidate());
+      }
+      rate.forEach((c, v) -> data.addValue(v, "median", c));
+      JFreeChart chart =
+          ChartFactory.createBarChart(
+              String.format(
+                  Locale.ROOT,
+                  "Topology throughput, exactly_once_v2, %,d device events, real broker",
+                  events),
+              machine.get("cores")
+                  + " cores, "
+                  + machine.get("cpu")
+                  + ", Kafka "
+                  + machine.get("kafka"),
+              "events/s",
+              data,
+              PlotOrientation.VERTICAL,
+              true,
+              false,
+              false);
+      chart.setBackgroundPaint(Color.WHITE);
+      ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
+    }
+  }
+
+  @Command(
+      name = "cost",
+      mixinStandardHelpOptions = true,
+      description =
+          "Per-event cost of the production topology in TopologyTestDriver (real RocksDB stores, no"
+              + " broker) against a pass-through in the same run, fresh and after many remembered"
+              + " events. Arguments: [remembered] [measured] [devices].")
+  static final class CostCommand implements Callable<Integer> {
+    @CommandLine.Parameters(arity = "0..3", description = "remembered measured devices")
+    List<String> args = List.of();
+
+    @Override
+    public Integer call() throws Exception {
+      TopologyCostBenchmark.main(args.toArray(String[]::new));
+      return 0;
+    }
+  }
+
+  static double median(double[] sorted) {
+    double[] v = Arrays.copyOf(sorted, sorted.length);
+    Arrays.sort(v);
+    int n = v.length;
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  @Command(
+      name = "restore",
+      mixinStandardHelpOptions = true,
+      description =
+          "How long a topology process with an empty state directory takes to become ready when"
+              + " its stores remember --events event ids, with and without"
+              + " enable.transactional.statestores (in-process broker).")
+  static final class RestoreCommand implements Callable<Integer> {
+    @Option(names = "--events", description = "remembered events (default: ${DEFAULT-VALUE})")
+    int events = 1_000_000;
+
+    @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
+    int devices = 1_000;
+
+    @Override
+    public Integer call() throws Exception {
+      RestoreTimeBenchmark.main(new String[] {Integer.toString(events), Integer.toString(devices)});
+      return 0;
+    }
+  }
+}

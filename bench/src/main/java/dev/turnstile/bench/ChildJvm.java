@@ -1,0 +1,137 @@
+package dev.turnstile.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A JVM started by the harness on its own class path. Lines the child prints on stdout are read by
+ * a daemon thread; its stderr goes to a log file so a failure can be read afterwards.
+ */
+final class ChildJvm implements AutoCloseable {
+
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final Path log;
+
+  private ChildJvm(Process process, Path log) {
+    this.process = process;
+    this.log = log;
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  lines.add(line);
+                }
+              } catch (IOException ignored) {
+                // the child ended
+              }
+            },
+            "child-stdout");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * @param jvmOptions options before the main class (heap, agent)
+   * @param log where the child's stderr goes
+   */
+  static ChildJvm start(List<String> jvmOptions, String mainClass, List<String> args, Path log) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(args);
+    try {
+      Files.createDirectories(log.getParent());
+      Process process =
+          new ProcessBuilder(command)
+              .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
+              .start();
+      return new ChildJvm(process, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + mainClass, e);
+    }
+  }
+
+  /** Waits for a line starting with {@code prefix} and returns the rest of it. */
+  String await(String prefix, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      while (true) {
+        long left = deadline - System.nanoTime();
+        String line =
+            left <= 0 ? null : lines.poll(Math.min(left, 200_000_000L), TimeUnit.NANOSECONDS);
+        if (line != null && line.startsWith(prefix)) {
+          return line.substring(prefix.length()).trim();
+        }
+        if (line == null && (!process.isAlive() || left <= 0)) {
+          throw new IllegalStateException(
+              "no '"
+                  + prefix
+                  + "' from the child"
+                  + (process.isAlive() ? " in time" : " (it exited)")
+                  + "; its log: "
+                  + log
+                  + "\n"
+                  + tail());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** CPU time (user + system) the child used so far, from {@code /proc}; -1 where unavailable. */
+  long cpuNanos() {
+    return ProcessCpu.nanos(process.pid());
+  }
+
+  /** Closes the child's stdin (the children stop on it), then waits, then kills. */
+  @Override
+  public void close() {
+    try {
+      process.getOutputStream().close();
+    } catch (IOException ignored) {
+      // already gone
+    }
+    try {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+
+  private String tail() {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
+    } catch (IOException e) {
+      return "(no log)";
+    }
+  }
+}

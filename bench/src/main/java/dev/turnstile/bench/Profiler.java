@@ -1,0 +1,130 @@
+package dev.turnstile.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Flame graphs with async-profiler (its agent comes from Maven Central inside {@code
+ * tools.profiler:async-profiler}; {@code jfr-converter} turns the recording into HTML and collapsed
+ * stacks). The picture is a screenshot of the HTML taken by headless Chromium when one is installed
+ * ({@code apt-get install chromium}); without it the HTML and the stacks are still written.
+ */
+final class Profiler {
+
+  private Profiler() {}
+
+  /**
+   * The {@code -agentpath} option that records samples into {@code jfr}.
+   *
+   * @param event {@code itimer} (CPU time) or {@code wall} (wall clock, every thread state: where a
+   *     thread waits shows too)
+   */
+  static String agentOption(Path jfr, String event) {
+    Path library = extractAgent();
+    String interval = "wall".equals(event) ? "5ms" : "1ms";
+    return "-agentpath:"
+        + library
+        + "=start,event="
+        + event
+        + ",interval="
+        + interval
+        + ",file="
+        + jfr
+        + ",jfr";
+  }
+
+  /**
+   * Writes {@code flame-<label>.html}, {@code .collapsed} and {@code .png} next to the recording.
+   */
+  static void render(Path jfr, String label, Path outputDir) {
+    Path html = outputDir.resolve("flame-" + label + ".html");
+    Path collapsed = outputDir.resolve("flame-" + label + ".collapsed");
+    converter(
+        "-o", "html", "--title", "Turnstile bench: " + label, jfr.toString(), html.toString());
+    converter("-o", "collapsed", jfr.toString(), collapsed.toString());
+    Path png = outputDir.resolve("flame-" + label + ".png");
+    if (screenshot(html, png)) {
+      System.out.println("flame graph: " + png);
+    } else {
+      System.out.println("flame graph: " + html + " (no chromium for a PNG)");
+    }
+  }
+
+  private static void converter(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("Main");
+    command.addAll(List.of(args));
+    run(command, 300);
+  }
+
+  private static boolean screenshot(Path html, Path png) {
+    Path chromium = Path.of("/usr/bin/chromium");
+    if (!Files.isExecutable(chromium)) {
+      return false;
+    }
+    return run(
+        List.of(
+            chromium.toString(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--window-size=1800,1400",
+            "--screenshot=" + png.toAbsolutePath(),
+            html.toUri().toString()),
+        120);
+  }
+
+  private static boolean run(List<String> command, int timeoutSeconds) {
+    try {
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return false;
+      }
+      return process.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static Path extractAgent() {
+    String resource =
+        "linux-"
+            + (System.getProperty("os.arch").contains("aarch64") ? "arm64" : "x64")
+            + "/libasyncProfiler.so";
+    try (InputStream in = Profiler.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            "async-profiler has no agent for this platform: " + resource);
+      }
+      Path library = Files.createTempFile("libasyncProfiler", ".so");
+      library.toFile().deleteOnExit();
+      Files.copy(in, library, StandardCopyOption.REPLACE_EXISTING);
+      return library;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

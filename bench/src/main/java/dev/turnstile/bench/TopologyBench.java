@@ -1,0 +1,248 @@
+package dev.turnstile.bench;
+
+import dev.turnstile.schemas.TopicCatalogue;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The topology benchmark: one broker process, one input written once through the bridge's write
+ * path, then every candidate in its own JVM on that same input, interleaved run by run, so each
+ * figure has its baseline measured in the same sitting.
+ *
+ * <p>A run is measured from the candidate's start to the moment its consumer group has committed
+ * the whole input and (for the topology) its internal hops ({@code merge-inputs.v1}, {@code
+ * merge-results.v1}) are drained: events per second of wall time, CPU per event of the candidate's
+ * process and of the broker's, offsets written per event (outputs, changelogs, transaction
+ * markers), and the state directory's size.
+ */
+final class TopologyBench {
+
+  record Settings(
+      long events,
+      int devices,
+      double resendFraction,
+      int runs,
+      List<StreamsCandidate> candidates,
+      Set<StreamsCandidate> profiled,
+      String profileEvent,
+      Map<String, String> topologyOverrides,
+      Path workDir,
+      Path outputDir) {}
+
+  /** One measured run of one candidate. */
+  record Run(
+      String candidate,
+      int round,
+      long events,
+      double seconds,
+      double eventsPerSecond,
+      double appCpuMicrosPerEvent,
+      double brokerCpuMicrosPerEvent,
+      double offsetsWrittenPerEvent,
+      long stateBytes) {}
+
+  private static final Set<String> INPUTS =
+      Set.of(
+          TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
+          TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName());
+
+  private static final List<String> HOPS =
+      List.of(TopicCatalogue.MERGE_INPUTS.baseName(), TopicCatalogue.MERGE_RESULTS.baseName());
+
+  private final Settings settings;
+
+  TopologyBench(Settings settings) {
+    this.settings = settings;
+  }
+
+  Report run() throws IOException {
+    Files.createDirectories(settings.workDir());
+    try (Broker broker =
+        Broker.start(settings.workDir().resolve("kafka"), settings.workDir().resolve("logs"))) {
+      broker.create(TopicCatalogue.ALL, List.of(StreamsCandidate.OUTPUT));
+      System.out.printf(
+          "loading %,d device events (%,d devices, %.0f%% resent) through the bridge's write"
+              + " path...%n",
+          settings.events(), settings.devices(), settings.resendFraction() * 100);
+      DeviceEventLoad.Loaded load =
+          DeviceEventLoad.write(
+              broker.bootstrap(),
+              settings.events(),
+              settings.devices(),
+              settings.resendFraction(),
+              20141118L);
+      System.out.printf(
+          "loaded %,d records (%,d distinct events, %,d sessions) in %.1f s%n%n",
+          load.records(), load.distinct(), load.sessions(), load.seconds());
+      List<Run> runs = new ArrayList<>();
+      for (int round = 1; round <= settings.runs(); round++) {
+        for (StreamsCandidate candidate : settings.candidates()) {
+          resetOutputs(broker);
+          Run run = measure(broker, candidate, round, load.records());
+          runs.add(run);
+          System.out.printf(
+              "round %d %-13s %,10.0f events/s  %7.1f s  app CPU %7.1f µs/event  broker CPU %6.1f"
+                  + " µs/event  %5.2f offsets written/event  state %,d B%n",
+              round,
+              run.candidate(),
+              run.eventsPerSecond(),
+              run.seconds(),
+              run.appCpuMicrosPerEvent(),
+              run.brokerCpuMicrosPerEvent(),
+              run.offsetsWrittenPerEvent(),
+              run.stateBytes());
+        }
+      }
+      return new Report(settings, load, runs);
+    }
+  }
+
+  private void resetOutputs(Broker broker) {
+    broker.deleteAllBut(INPUTS);
+    broker.create(
+        TopicCatalogue.ALL.stream().filter(t -> !INPUTS.contains(t.baseName())).toList(),
+        List.of(StreamsCandidate.OUTPUT));
+  }
+
+  private Run measure(Broker broker, StreamsCandidate candidate, int round, long events)
+      throws IOException {
+    String appId = "bench-" + candidate.label + "-" + round;
+    Path stateDir = Files.createTempDirectory(settings.workDir(), appId + "-state");
+    List<String> args = new ArrayList<>();
+    args.add(candidate.label);
+    args.add("kafka.bootstrap.servers=" + broker.bootstrap());
+    args.add("topology.application-id=" + appId);
+    args.add("topology.state-dir=" + stateDir);
+    settings.topologyOverrides().forEach((k, v) -> args.add(k + "=" + v));
+    List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
+    Path profile = null;
+    if (round == 1 && settings.profiled().contains(candidate)) {
+      profile = settings.outputDir().resolve("profile-" + candidate.label + ".jfr");
+      jvm.add(Profiler.agentOption(profile, settings.profileEvent()));
+    }
+    Map<TopicPartition, Long> inputEnd = broker.endOffsets(INPUTS);
+    Map<TopicPartition, Long> before = writtenOffsets(broker);
+    long brokerCpu0 = broker.cpuNanos();
+    long began = System.nanoTime();
+    try (ChildJvm child =
+        ChildJvm.start(
+            jvm,
+            StreamsRunner.class.getName(),
+            args,
+            settings.workDir().resolve("logs").resolve(appId + ".log"))) {
+      child.await("STARTED", Duration.ofMinutes(2));
+      awaitDrained(broker, appId, inputEnd, candidate == StreamsCandidate.TURNSTILE);
+      double seconds = (System.nanoTime() - began) / 1e9;
+      long appCpu = child.cpuNanos();
+      long brokerCpu = broker.cpuNanos() - brokerCpu0;
+      Map<TopicPartition, Long> after = writtenOffsets(broker);
+      long written =
+          after.entrySet().stream()
+              .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L))
+              .sum();
+      long stateBytes = size(stateDir);
+      child.close();
+      if (profile != null) {
+        Profiler.render(profile, candidate.label, settings.outputDir());
+      }
+      return new Run(
+          candidate.label,
+          round,
+          events,
+          seconds,
+          events / seconds,
+          appCpu / 1e3 / events,
+          brokerCpu / 1e3 / events,
+          (double) written / events,
+          stateBytes);
+    } finally {
+      deleteRecursively(stateDir);
+    }
+  }
+
+  private Map<TopicPartition, Long> writtenOffsets(Broker broker) {
+    List<String> written =
+        broker.topics().stream().filter(t -> !INPUTS.contains(t) && !t.startsWith("__")).toList();
+    return broker.endOffsets(written);
+  }
+
+  /**
+   * Until the group has committed the whole input and, for the topology, the hops it feeds itself
+   * are drained: committed within one offset of the end (the last transaction's commit marker takes
+   * an offset the group never commits past) and unchanged for a second.
+   */
+  private static void awaitDrained(
+      Broker broker, String group, Map<TopicPartition, Long> inputEnd, boolean hops) {
+    long deadline = System.nanoTime() + Duration.ofHours(2).toNanos();
+    Map<TopicPartition, Long> lastHopEnd = Map.of();
+    int stable = 0;
+    while (System.nanoTime() < deadline) {
+      Broker.pause();
+      Map<TopicPartition, Long> committed = broker.committed(group);
+      boolean inputDone =
+          inputEnd.entrySet().stream()
+              .allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue());
+      if (!inputDone) {
+        continue;
+      }
+      if (!hops) {
+        return;
+      }
+      Map<TopicPartition, Long> hopEnd = broker.endOffsets(HOPS);
+      boolean hopsDone =
+          hopEnd.entrySet().stream()
+              .allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue() - 1);
+      stable = hopsDone && hopEnd.equals(lastHopEnd) ? stable + 1 : 0;
+      lastHopEnd = hopEnd;
+      if (stable >= 5) {
+        return;
+      }
+    }
+    throw new IllegalStateException(group + " did not drain its input in time");
+  }
+
+  static long size(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  static void deleteRecursively(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The figures of a whole benchmark. */
+  record Report(Settings settings, DeviceEventLoad.Loaded load, List<Run> runs) {
+
+    /** Median of a figure per candidate, in the candidates' order. */
+    Map<String, Double> median(java.util.function.ToDoubleFunction<Run> figure) {
+      Map<String, Double> medians = new LinkedHashMap<>();
+      for (StreamsCandidate c : settings.candidates()) {
+        double[] values =
+            runs.stream()
+                .filter(r -> r.candidate().equals(c.label))
+                .mapToDouble(figure)
+                .sorted()
+                .toArray();
+        medians.put(c.label, values.length == 0 ? Double.NaN : Bench.median(values));
+      }
+      return medians;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package dev.turnstile.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.azure.messaging.servicebus.ServiceBusMessage;
+import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.SettledChargingSession;
+import dev.turnstile.schemas.TopicCatalogue;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The README's hand-run example: a station's {@code Started} and {@code Finished} over HTTP with
+ * timestamps from the current time, then {@code ./turnstile send-billing} with the connection
+ * string {@code up} prints; the settled session appears on {@code post-merge.v1}.
+ */
+class SendBillingIT {
+
+  static LocalStack stack;
+
+  @BeforeAll
+  static void start() throws InterruptedException {
+    stack = LocalStack.start(0, Map.of());
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+  }
+
+  @Test
+  void aSessionAndItsBillingMessageGiveASettledSession() throws Exception {
+    Instant finished = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(Duration.ofMinutes(5));
+    Instant started = finished.minus(Duration.ofMinutes(90));
+    assertThat(post("s-1", "Started", started)).isEqualTo(202);
+    assertThat(post("f-1", "Finished", finished)).isEqualTo(202);
+
+    int exit =
+        new CommandLine(new TurnstileCli())
+            .execute(
+                "send-billing",
+                "--connection-string",
+                stack.serviceBus().connectionString(),
+                "--session-id",
+                "readme-42",
+                "--user-id",
+                "driver-7",
+                "--kwh",
+                "7.5",
+                "--dollars",
+                "1.25");
+    assertThat(exit).isZero();
+
+    List<ConsumerRecord<String, byte[]>> settled =
+        TopicReader.readUntil(
+            stack.bootstrapServers(),
+            TopicCatalogue.POST_MERGE.baseName(),
+            read -> read.stream().anyMatch(r -> "readme-42".equals(r.key())),
+            Duration.ofSeconds(60));
+    SettledChargingSession session =
+        Json.mapper()
+            .readValue(
+                settled.stream()
+                    .filter(r -> "readme-42".equals(r.key()))
+                    .findFirst()
+                    .orElseThrow()
+                    .value(),
+                SettledChargingSession.class);
+    assertThat(session.station()).isEqualTo("station-1");
+    assertThat(session.durationMillis()).isEqualTo(Duration.ofMinutes(90).toMillis());
+    assertThat(session.userId().asText()).isEqualTo("driver-7");
+    assertThat(session.kwhTotal().decimalValue()).isEqualByComparingTo("7.5");
+    assertThat(session.dollars().decimalValue()).isEqualByComparingTo("1.25");
+  }
+
+  @Test
+  void aBillingBodyThatBreaksItsSchemaIsDeadLettered() {
+    ServiceBusMessage negative =
+        BillingPublisher.message("bad-1", "driver-7", new BigDecimal("-1"), BigDecimal.ONE);
+    BillingPublisher.send(
+        stack.serviceBus().connectionString(), LocalStack.BILLING_QUEUE, negative);
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(stack.serviceBus().deadLetters(LocalStack.BILLING_QUEUE))
+                    .singleElement()
+                    .satisfies(m -> assertThat(m.deadLetterReason()).isEqualTo("SchemaViolation")));
+  }
+
+  @Test
+  void sendBillingRefusesANegativeAmountBeforeSending() {
+    int exit =
+        new CommandLine(new TurnstileCli())
+            .execute(
+                "send-billing",
+                "--connection-string",
+                stack.serviceBus().connectionString(),
+                "--session-id",
+                "x",
+                "--user-id",
+                "y",
+                "--kwh",
+                "-2",
+                "--dollars",
+                "0");
+    assertThat(exit).isEqualTo(2);
+  }
+
+  private static int post(String eventId, String type, Instant occurredAt) throws Exception {
+    String body =
+        """
+        {"eventId":"%s","type":"%s","occurredAt":"%s","sessionRef":"readme-42"}
+        """
+            .formatted(eventId, type, occurredAt);
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            "http://127.0.0.1:"
+                                + stack.httpPort()
+                                + "/api/v1/devices/station-1/events"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    return response.statusCode();
+  }
+}
