@@ -2,7 +2,9 @@ package dev.turnstile.schemas;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
@@ -14,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -116,8 +119,21 @@ public final class StrictJson {
     JsonNode tree;
     try {
       tree = mapper.readTree(json);
+    } catch (StreamConstraintsException e) {
+      String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+      Limit limit = limitOf(original);
+      throw new MalformedJsonException(
+          describe(e), e, limit, limit == null ? null : pointerWhereReadingFails(json));
     } catch (JsonProcessingException e) {
       throw new MalformedJsonException(describe(e), e);
+    } catch (NumberFormatException e) {
+      // The tokenizer accepted the number's grammar; BigDecimal cannot hold its exponent
+      // (beyond an int, e.g. 1e10000000001), which is past the exponent bound by far.
+      throw new MalformedJsonException(
+          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT,
+          e,
+          Limit.EXPONENT,
+          pointerWhereReadingFails(json));
     } catch (IOException e) {
       throw new MalformedJsonException("the body could not be read", e);
     }
@@ -144,14 +160,68 @@ public final class StrictJson {
     }
   }
 
-  /** A value that breaks {@link StrictJson}'s rules. */
+  /**
+   * A documented bound that well-formed JSON can pass, as opposed to bytes that are not I-JSON at
+   * all. Each has the name a problem report uses as its {@code keyword}.
+   */
+  public enum Limit {
+    /** Nesting of objects and arrays, {@link StrictJson#maxDepth()}. */
+    DEPTH("maxDepth"),
+    /** Characters of a number, {@value StrictJson#MAX_NUMBER_LENGTH}. */
+    NUMBER_LENGTH("maxNumberLength"),
+    /** Magnitude of a number's decimal exponent, {@value StrictJson#MAX_EXPONENT}. */
+    EXPONENT("maxExponent"),
+    /** Characters of a string value, {@value StrictJson#MAX_STRING_LENGTH}. */
+    STRING_LENGTH("maxStringLength"),
+    /** Characters of a member name, {@value StrictJson#MAX_NAME_LENGTH}. */
+    NAME_LENGTH("maxNameLength");
+
+    private final String keyword;
+
+    Limit(String keyword) {
+      this.keyword = keyword;
+    }
+
+    /** The limit's name in problem reports, e.g. {@code maxDepth}. */
+    public String keyword() {
+      return keyword;
+    }
+  }
+
+  /**
+   * A value that breaks {@link StrictJson}'s rules: either not well-formed I-JSON ({@link #limit()}
+   * empty), or well-formed but past a documented {@link Limit}.
+   */
   public static final class MalformedJsonException extends Exception {
+    private final Limit limit;
+    private final String pointer;
+
     MalformedJsonException(String message) {
-      super(message);
+      this(message, null, null, null);
     }
 
     MalformedJsonException(String message, Throwable cause) {
+      this(message, cause, null, null);
+    }
+
+    MalformedJsonException(String message, Throwable cause, Limit limit, String pointer) {
       super(message, cause);
+      this.limit = limit;
+      this.pointer = pointer;
+    }
+
+    /** The bound the value passed; empty when the bytes are not well-formed I-JSON. */
+    public Optional<Limit> limit() {
+      return Optional.ofNullable(limit);
+    }
+
+    /**
+     * Where the bound was passed, as a JSON Pointer (RFC 6901; {@code ""} is the whole value): the
+     * container that opened one level too many, or the member holding the number or string. Empty
+     * when not a {@link #limit()} or not known.
+     */
+    public Optional<String> pointer() {
+      return Optional.ofNullable(pointer);
     }
   }
 
@@ -161,6 +231,18 @@ public final class StrictJson {
    * wide document must not cost stack either.
    */
   private static void checkTextAndNumbers(JsonNode root) throws MalformedJsonException {
+    try {
+      walkTextAndNumbers(root);
+    } catch (MalformedJsonException e) {
+      if (e.limit().isEmpty()) {
+        throw e;
+      }
+      throw new MalformedJsonException(
+          e.getMessage(), null, e.limit().get(), pointerOfExponent(root, ""));
+    }
+  }
+
+  private static void walkTextAndNumbers(JsonNode root) throws MalformedJsonException {
     Deque<JsonNode> pending = new ArrayDeque<>();
     pending.push(root);
     while (!pending.isEmpty()) {
@@ -200,8 +282,95 @@ public final class StrictJson {
     long exponent = (long) number.precision() - number.scale() - 1;
     if (Math.abs(exponent) > MAX_EXPONENT) {
       throw new MalformedJsonException(
-          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT);
+          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT,
+          null,
+          Limit.EXPONENT,
+          null);
     }
+  }
+
+  /**
+   * The pointer of the first number whose exponent is out of range; recursive, as the tree is at
+   * most {@link #maxDepth()} deep. Only runs once such a number was found.
+   */
+  private static String pointerOfExponent(JsonNode node, String pointer) {
+    if (node.isBigDecimal()) {
+      try {
+        requireExponentInRange(node.decimalValue());
+        return null;
+      } catch (MalformedJsonException e) {
+        return pointer;
+      }
+    }
+    if (node.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> member = it.next();
+        String found =
+            pointerOfExponent(member.getValue(), pointer + "/" + escape(member.getKey()));
+        if (found != null) {
+          return found;
+        }
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        String found = pointerOfExponent(node.get(i), pointer + "/" + i);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String escape(String name) {
+    return name.replace("~", "~0").replace("/", "~1");
+  }
+
+  /**
+   * Reads the bytes again token by token up to the failure, for the path of the value being read
+   * then. Only runs once a limit was passed, so the normal read does not pay for it.
+   */
+  private String pointerWhereReadingFails(byte[] json) {
+    JsonParser parser = null;
+    try {
+      parser = mapper.createParser(json);
+      while (parser.nextToken() != null) {
+        if (parser.currentToken() == JsonToken.VALUE_NUMBER_FLOAT) {
+          parser.getDecimalValue();
+        } else if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+          parser.getNumberValue();
+        } else if (parser.currentToken() == JsonToken.VALUE_STRING) {
+          parser.getText();
+        }
+      }
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return parser == null ? null : parser.getParsingContext().pathAsPointer().toString();
+    } finally {
+      if (parser != null) {
+        try {
+          parser.close();
+        } catch (IOException ignored) {
+          // Nothing was written; closing a byte-array parser cannot lose anything.
+        }
+      }
+    }
+  }
+
+  private static Limit limitOf(String message) {
+    if (message.contains("nesting depth")) {
+      return Limit.DEPTH;
+    }
+    if (message.contains("Number value length")) {
+      return Limit.NUMBER_LENGTH;
+    }
+    if (message.contains("Name length")) {
+      return Limit.NAME_LENGTH;
+    }
+    if (message.contains("String value length")) {
+      return Limit.STRING_LENGTH;
+    }
+    return null;
   }
 
   private String describe(JsonProcessingException e) {
