@@ -24,6 +24,7 @@ final class Problems {
     BODY_TOO_LARGE("body-too-large", 413, "Body too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     INVALID_EVENT("invalid-event", 422, "Invalid event"),
+    JSON_LIMIT_EXCEEDED("json-limit-exceeded", 422, "JSON beyond a documented limit"),
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),
     SATURATED("saturated", 503, "Too many events in flight"),
     NOT_WRITTEN("not-written", 500, "Event could not be written"),
