@@ -3,6 +3,7 @@ package dev.turnstile.bridge.adapter.http;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -51,11 +52,21 @@ public final class HttpBridgeServer {
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
       Supplier<String> scrape) {
-    HttpServer httpServer = vertx.createHttpServer(new HttpServerOptions());
+    HttpConnectionLimits limits = config.connectionLimits();
+    HttpServer httpServer =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                // Without h2c, Vert.x sets up HTTP/1.1 as a connection opens, so the connection
+                // handler (and its header deadline) runs before the client sends a byte.
+                .setHttp2ClearTextEnabled(false)
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) limits.idleTimeout().toMillis()));
     HttpBridgeServer bridge = new HttpBridgeServer(httpServer);
     Router router = bridge.router(vertx, config, useCase, metrics, kafkaReachable, scrape);
+    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics);
     return httpServer
-        .requestHandler(router)
+        .connectionHandler(guard::connected)
+        .requestHandler(guard.guard(router))
         .listen(config.httpPort(), config.httpHost())
         .map(
             s -> {
