@@ -116,6 +116,7 @@ public final class StrictJson {
     if (json == null || json.length == 0) {
       throw new MalformedJsonException("the body is empty");
     }
+    requireUtf8Encoding(json);
     JsonNode tree;
     try {
       tree = mapper.readTree(json);
@@ -260,6 +261,25 @@ public final class StrictJson {
       } else if (node.isBigDecimal()) {
         requireExponentInRange(node.decimalValue());
       }
+    }
+  }
+
+  /**
+   * Jackson detects UTF-16 and UTF-32 from a byte-order mark or zero bytes and would read them; RFC
+   * 8259 §8.1 and RFC 7493 §2.1 allow only UTF-8. A zero byte can never start UTF-8 JSON (it is a
+   * control character), and FE FF / FF FE are not UTF-8 at all.
+   */
+  private static void requireUtf8Encoding(byte[] json) throws MalformedJsonException {
+    boolean utf16Mark =
+        json.length >= 2
+            && ((json[0] == (byte) 0xFE && json[1] == (byte) 0xFF)
+                || (json[0] == (byte) 0xFF && json[1] == (byte) 0xFE));
+    boolean zeroByte = false;
+    for (int i = 0; i < Math.min(4, json.length); i++) {
+      zeroByte |= json[i] == 0;
+    }
+    if (utf16Mark || zeroByte) {
+      throw new MalformedJsonException("invalid UTF-8: the text looks like UTF-16 or UTF-32");
     }
   }
 

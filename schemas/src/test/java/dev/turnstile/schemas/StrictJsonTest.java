@@ -83,6 +83,23 @@ class StrictJsonTest {
   }
 
   @Test
+  void refusesUtf16AndUtf32ThatJacksonWouldDetectAndRead() {
+    for (java.nio.charset.Charset charset :
+        new java.nio.charset.Charset[] {
+          StandardCharsets.UTF_16,
+          StandardCharsets.UTF_16LE,
+          StandardCharsets.UTF_16BE,
+          java.nio.charset.Charset.forName("UTF-32")
+        }) {
+      byte[] json = "{\"a\":1}".getBytes(charset);
+      assertThatThrownBy(() -> SENDERS.readTree(json))
+          .as(charset.name())
+          .isInstanceOf(MalformedJsonException.class)
+          .hasMessageContaining("UTF-8");
+    }
+  }
+
+  @Test
   void refusesInvalidUtf8AndEscapedSurrogatesInNames() {
     byte[] cesuSurrogate = {
       '{', '"', 'a', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'

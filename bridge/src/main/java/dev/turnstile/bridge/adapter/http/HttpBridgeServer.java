@@ -5,10 +5,13 @@ import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.healthchecks.CheckResult;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
@@ -66,6 +69,7 @@ public final class HttpBridgeServer {
     ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics);
     return httpServer
         .connectionHandler(guard::connected)
+        .invalidRequestHandler(request -> invalidRequest(request, metrics))
         .requestHandler(guard.guard(router))
         .listen(config.httpPort(), config.httpHost())
         .map(
@@ -125,6 +129,32 @@ public final class HttpBridgeServer {
     return router;
   }
 
+  /**
+   * A request Vert.x could not decode (bad request line or header, line or headers over Vert.x's
+   * limits of 4096 and 8192 bytes) gets the same problem+json as every other error, then the
+   * connection is closed: what follows on it cannot be trusted to start a request.
+   */
+  private static void invalidRequest(HttpServerRequest request, BridgeMetrics metrics) {
+    Throwable cause = request.decoderResult().cause();
+    Kind kind;
+    String detail;
+    if (cause instanceof TooLongHttpLineException) {
+      kind = Kind.URI_TOO_LONG;
+      detail = "the request line is longer than the bridge reads";
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      kind = Kind.HEADER_FIELDS_TOO_LARGE;
+      detail = "the header fields are larger than the bridge reads";
+    } else {
+      kind = Kind.MALFORMED_REQUEST;
+      detail =
+          "the request is not valid HTTP/1.1"
+              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+    metrics.rejected(kind.slug);
+    request.response().putHeader("Connection", "close");
+    Problems.send(request, kind, detail, null).onComplete(done -> request.connection().close());
+  }
+
   private static void problem(RoutingContext ctx, Kind kind, BridgeMetrics metrics) {
     metrics.rejected(kind.slug);
     String detail =
@@ -136,13 +166,19 @@ public final class HttpBridgeServer {
   }
 
   /**
-   * 415 before the body is read, for any Content-Type that is not UTF-8 JSON. A platform handler
-   * because Vert.x runs those ahead of the body handler.
+   * 415 before the body is read, for any Content-Type that is not UTF-8 JSON, or a body with a
+   * Content-Encoding (compressed): the bridge reads bodies as sent. A platform handler because
+   * Vert.x runs those ahead of the body handler.
    */
   private record RequireJson(BridgeMetrics metrics) implements PlatformHandler {
     @Override
     public void handle(RoutingContext ctx) {
       String problem = JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
+      String encoding = ctx.request().getHeader("Content-Encoding");
+      if (problem == null && encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {
+        // RFC 9110 §15.5.16: 415 also covers a content coding the server does not accept.
+        problem = "Content-Encoding " + encoding + " is not supported: send the body uncompressed";
+      }
       if (problem == null) {
         ctx.next();
         return;

@@ -20,13 +20,16 @@ final class Problems {
   /** A problem kind: its URI slug, HTTP status and title. */
   enum Kind {
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
+    MALFORMED_REQUEST("malformed-request", 400, "Malformed HTTP request"),
     INVALID_DEVICE_ID("invalid-device-id", 400, "Invalid device ID"),
     NOT_FOUND("not-found", 404, "Not found"),
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
     REQUEST_TIMEOUT("request-timeout", 408, "Request timeout"),
     BODY_TOO_LARGE("body-too-large", 413, "Body too large"),
+    URI_TOO_LONG("uri-too-long", 414, "URI too long"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     INVALID_EVENT("invalid-event", 422, "Invalid event"),
+    HEADER_FIELDS_TOO_LARGE("header-fields-too-large", 431, "Request header fields too large"),
     JSON_LIMIT_EXCEEDED("json-limit-exceeded", 422, "JSON beyond a documented limit"),
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),
     SATURATED("saturated", 503, "Too many events in flight"),
