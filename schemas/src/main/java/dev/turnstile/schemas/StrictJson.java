@@ -12,6 +12,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
@@ -265,22 +269,56 @@ public final class StrictJson {
   }
 
   /**
-   * Jackson detects UTF-16 and UTF-32 from a byte-order mark or zero bytes and would read them; RFC
-   * 8259 §8.1 and RFC 7493 §2.1 allow only UTF-8. A zero byte can never start UTF-8 JSON (it is a
-   * control character), and FE FF / FF FE are not UTF-8 at all.
+   * RFC 8259 §8.1 and RFC 7493 §2.1: UTF-8 only, and no byte order mark (senders MUST NOT add one).
+   * Jackson would detect and read UTF-16 and UTF-32, skip a BOM, and decode some invalid UTF-8
+   * (overlong forms such as C0 AF); the JDK's decoder refuses all of that.
    */
   private static void requireUtf8Encoding(byte[] json) throws MalformedJsonException {
-    boolean utf16Mark =
-        json.length >= 2
-            && ((json[0] == (byte) 0xFE && json[1] == (byte) 0xFF)
-                || (json[0] == (byte) 0xFF && json[1] == (byte) 0xFE));
-    boolean zeroByte = false;
+    if (json.length >= 3
+        && json[0] == (byte) 0xEF
+        && json[1] == (byte) 0xBB
+        && json[2] == (byte) 0xBF) {
+      throw new MalformedJsonException(
+          "a byte order mark (U+FEFF) before the JSON text (RFC 8259 §8.1)");
+    }
+    boolean ascii = true;
+    for (byte b : json) {
+      if (b < 0 || b == 0) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      return;
+    }
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(json));
+    } catch (CharacterCodingException e) {
+      throw new MalformedJsonException(
+          encodesSurrogate(json)
+              ? "invalid UTF-8: an encoded UTF-16 surrogate (RFC 7493 §2.1)"
+              : "invalid UTF-8",
+          e);
+    }
     for (int i = 0; i < Math.min(4, json.length); i++) {
-      zeroByte |= json[i] == 0;
+      if (json[i] == 0) {
+        throw new MalformedJsonException("invalid UTF-8: the text looks like UTF-16 or UTF-32");
+      }
     }
-    if (utf16Mark || zeroByte) {
-      throw new MalformedJsonException("invalid UTF-8: the text looks like UTF-16 or UTF-32");
+  }
+
+  /** ED A0..BF starts the three-byte form of U+D800..U+DFFF, which UTF-8 excludes. */
+  private static boolean encodesSurrogate(byte[] json) {
+    for (int i = 0; i + 1 < json.length; i++) {
+      if (json[i] == (byte) 0xED && (json[i + 1] & 0xE0) == 0xA0) {
+        return true;
+      }
     }
+    return false;
   }
 
   private static void requireWellFormed(String text) throws MalformedJsonException {

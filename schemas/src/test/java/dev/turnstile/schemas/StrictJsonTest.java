@@ -83,6 +83,18 @@ class StrictJsonTest {
   }
 
   @Test
+  void refusesOverlongUtf8AndAByteOrderMarkThatJacksonWouldRead() {
+    byte[] overlongSlash = {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'};
+    byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'};
+    assertThatThrownBy(() -> SENDERS.readTree(overlongSlash))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("UTF-8");
+    assertThatThrownBy(() -> SENDERS.readTree(bom))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("byte order mark");
+  }
+
+  @Test
   void refusesUtf16AndUtf32ThatJacksonWouldDetectAndRead() {
     for (java.nio.charset.Charset charset :
         new java.nio.charset.Charset[] {

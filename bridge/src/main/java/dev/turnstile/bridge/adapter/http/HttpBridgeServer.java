@@ -21,6 +21,7 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +113,7 @@ public final class HttpBridgeServer {
                     .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(scrape.get()));
 
-    router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_JSON, metrics));
+    router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
     router.errorHandler(405, ctx -> methodNotAllowed(ctx, router));
     router.errorHandler(
@@ -160,7 +161,11 @@ public final class HttpBridgeServer {
     String detail =
         switch (kind) {
           case UNSUPPORTED_MEDIA_TYPE -> "send Content-Type: application/json";
-          default -> "the request is malformed";
+          default ->
+              "the request is malformed"
+                  + (ctx.failure() == null || ctx.failure().getMessage() == null
+                      ? ""
+                      : ": " + ctx.failure().getMessage());
         };
     Problems.send(ctx, kind, detail);
   }
@@ -173,7 +178,19 @@ public final class HttpBridgeServer {
   private record RequireJson(BridgeMetrics metrics) implements PlatformHandler {
     @Override
     public void handle(RoutingContext ctx) {
-      String problem = JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
+      String framing = framingProblem(ctx.request());
+      if (framing != null) {
+        metrics.rejected(Kind.MALFORMED_REQUEST.slug);
+        ctx.response().putHeader("Connection", "close");
+        Problems.send(ctx.request(), Kind.MALFORMED_REQUEST, framing, null)
+            .onComplete(sent -> ctx.request().connection().close());
+        return;
+      }
+      List<String> contentTypes = ctx.request().headers().getAll("Content-Type");
+      String problem =
+          contentTypes.size() > 1
+              ? "send one Content-Type, not " + contentTypes.size()
+              : JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
       String encoding = ctx.request().getHeader("Content-Encoding");
       if (problem == null && encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {
         // RFC 9110 §15.5.16: 415 also covers a content coding the server does not accept.
@@ -186,6 +203,26 @@ public final class HttpBridgeServer {
       metrics.rejected(Kind.UNSUPPORTED_MEDIA_TYPE.slug);
       Problems.send(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, problem);
     }
+  }
+
+  /**
+   * RFC 9112 §6.1 and §6.3: a request whose Transfer-Encoding does not end in chunked cannot be
+   * framed and must get 400 and a close; one with both Transfer-Encoding and Content-Length is the
+   * shape of request smuggling and is refused too (Netty may already have dropped the
+   * Content-Length, then the chunked body is read and the connection closed after the answer).
+   */
+  private static String framingProblem(HttpServerRequest request) {
+    String transferEncoding = request.getHeader("Transfer-Encoding");
+    if (transferEncoding == null) {
+      return null;
+    }
+    if (!transferEncoding.trim().toLowerCase(java.util.Locale.ROOT).endsWith("chunked")) {
+      return "Transfer-Encoding " + transferEncoding + " does not end in chunked";
+    }
+    if (request.getHeader("Content-Length") != null) {
+      return "both Transfer-Encoding and Content-Length";
+    }
+    return null;
   }
 
   /** RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}. */
