@@ -44,6 +44,10 @@ public final class BridgeConfigLoader {
           HTTP_PORT,
           HTTP_BODY_LIMIT_BYTES,
           HTTP_RETRY_AFTER_SECONDS,
+          HTTP_HEADER_TIMEOUT_MS,
+          HTTP_BODY_TIMEOUT_MS,
+          HTTP_IDLE_TIMEOUT_MS,
+          HTTP_MAX_CONNECTIONS,
           KAFKA_ACK_TIMEOUT_MS,
           KAFKA_MAX_IN_FLIGHT,
           KAFKA_READINESS_INTERVAL_MS,
@@ -165,6 +169,11 @@ public final class BridgeConfigLoader {
             (int) v.number(HTTP_PORT, 8080, 0, 65_535),
             v.number(HTTP_BODY_LIMIT_BYTES, 65_536, 1, Integer.MAX_VALUE),
             (int) v.number(HTTP_RETRY_AFTER_SECONDS, 5, 0, 86_400),
+            new HttpConnectionLimits(
+                Duration.ofMillis(v.number(HTTP_HEADER_TIMEOUT_MS, 10_000, 100, 3_600_000)),
+                Duration.ofMillis(v.number(HTTP_BODY_TIMEOUT_MS, 30_000, 100, 3_600_000)),
+                Duration.ofMillis(v.number(HTTP_IDLE_TIMEOUT_MS, 60_000, 200, 3_600_000)),
+                (int) v.number(HTTP_MAX_CONNECTIONS, 4_096, 1, 1_000_000)),
             Duration.ofMillis(v.number(KAFKA_ACK_TIMEOUT_MS, 10_000, 100, 3_600_000)),
             (int) v.number(KAFKA_MAX_IN_FLIGHT, 10_000, 1, 1_000_000),
             Duration.ofMillis(v.number(KAFKA_READINESS_INTERVAL_MS, 5_000, 100, 3_600_000)),
@@ -177,6 +186,19 @@ public final class BridgeConfigLoader {
             common,
             producer,
             ServiceBusConfigReader.read(values, v.string(TOPIC_PREFIX, "")));
+    if (config.connectionLimits().idleTimeout().compareTo(config.ackTimeout()) <= 0) {
+      // A request waiting for Kafka's ack sends nothing meanwhile: a shorter idle timeout would
+      // cut it off before its answer.
+      throw new IllegalArgumentException(
+          HTTP_IDLE_TIMEOUT_MS
+              + " ("
+              + config.connectionLimits().idleTimeout().toMillis()
+              + ") must exceed "
+              + KAFKA_ACK_TIMEOUT_MS
+              + " ("
+              + config.ackTimeout().toMillis()
+              + ")");
+    }
     if (config.serviceBus() != null
         && config.shutdownTimeout().compareTo(config.serviceBus().settleTimeout()) < 0) {
       // A shorter drain cuts off callbacks still waiting for their ack: their messages are
