@@ -153,7 +153,8 @@ final class TopologyBench {
       long stateBytes = size(stateDir);
       child.close();
       if (profile != null) {
-        Profiler.render(profile, candidate.label, settings.outputDir());
+        Path collapsed = Profiler.render(profile, candidate.label, settings.outputDir());
+        StageCosts.print(collapsed, appCpu / 1e3 / events);
       }
       return new Run(
           candidate.label,

@@ -2,7 +2,9 @@ package dev.turnstile.schemas;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
@@ -10,10 +12,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -113,11 +120,25 @@ public final class StrictJson {
     if (json == null || json.length == 0) {
       throw new MalformedJsonException("the body is empty");
     }
+    requireUtf8Encoding(json);
     JsonNode tree;
     try {
       tree = mapper.readTree(json);
+    } catch (StreamConstraintsException e) {
+      String original = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+      Limit limit = limitOf(original);
+      throw new MalformedJsonException(
+          describe(e), e, limit, limit == null ? null : pointerWhereReadingFails(json));
     } catch (JsonProcessingException e) {
       throw new MalformedJsonException(describe(e), e);
+    } catch (NumberFormatException e) {
+      // The tokenizer accepted the number's grammar; BigDecimal cannot hold its exponent
+      // (beyond an int, e.g. 1e10000000001), which is past the exponent bound by far.
+      throw new MalformedJsonException(
+          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT,
+          e,
+          Limit.EXPONENT,
+          pointerWhereReadingFails(json));
     } catch (IOException e) {
       throw new MalformedJsonException("the body could not be read", e);
     }
@@ -152,14 +173,68 @@ public final class StrictJson {
     }
   }
 
-  /** A value that breaks {@link StrictJson}'s rules. */
+  /**
+   * A documented bound that well-formed JSON can pass, as opposed to bytes that are not I-JSON at
+   * all. Each has the name a problem report uses as its {@code keyword}.
+   */
+  public enum Limit {
+    /** Nesting of objects and arrays, {@link StrictJson#maxDepth()}. */
+    DEPTH("maxDepth"),
+    /** Characters of a number, {@value StrictJson#MAX_NUMBER_LENGTH}. */
+    NUMBER_LENGTH("maxNumberLength"),
+    /** Magnitude of a number's decimal exponent, {@value StrictJson#MAX_EXPONENT}. */
+    EXPONENT("maxExponent"),
+    /** Characters of a string value, {@value StrictJson#MAX_STRING_LENGTH}. */
+    STRING_LENGTH("maxStringLength"),
+    /** Characters of a member name, {@value StrictJson#MAX_NAME_LENGTH}. */
+    NAME_LENGTH("maxNameLength");
+
+    private final String keyword;
+
+    Limit(String keyword) {
+      this.keyword = keyword;
+    }
+
+    /** The limit's name in problem reports, e.g. {@code maxDepth}. */
+    public String keyword() {
+      return keyword;
+    }
+  }
+
+  /**
+   * A value that breaks {@link StrictJson}'s rules: either not well-formed I-JSON ({@link #limit()}
+   * empty), or well-formed but past a documented {@link Limit}.
+   */
   public static final class MalformedJsonException extends Exception {
+    private final Limit limit;
+    private final String pointer;
+
     MalformedJsonException(String message) {
-      super(message);
+      this(message, null, null, null);
     }
 
     MalformedJsonException(String message, Throwable cause) {
+      this(message, cause, null, null);
+    }
+
+    MalformedJsonException(String message, Throwable cause, Limit limit, String pointer) {
       super(message, cause);
+      this.limit = limit;
+      this.pointer = pointer;
+    }
+
+    /** The bound the value passed; empty when the bytes are not well-formed I-JSON. */
+    public Optional<Limit> limit() {
+      return Optional.ofNullable(limit);
+    }
+
+    /**
+     * Where the bound was passed, as a JSON Pointer (RFC 6901; {@code ""} is the whole value): the
+     * container that opened one level too many, or the member holding the number or string. Empty
+     * when not a {@link #limit()} or not known.
+     */
+    public Optional<String> pointer() {
+      return Optional.ofNullable(pointer);
     }
   }
 
@@ -169,6 +244,18 @@ public final class StrictJson {
    * wide document must not cost stack either.
    */
   private static void checkTextAndNumbers(JsonNode root) throws MalformedJsonException {
+    try {
+      walkTextAndNumbers(root);
+    } catch (MalformedJsonException e) {
+      if (e.limit().isEmpty()) {
+        throw e;
+      }
+      throw new MalformedJsonException(
+          e.getMessage(), null, e.limit().get(), pointerOfExponent(root, ""));
+    }
+  }
+
+  private static void walkTextAndNumbers(JsonNode root) throws MalformedJsonException {
     Deque<JsonNode> pending = new ArrayDeque<>();
     pending.push(root);
     while (!pending.isEmpty()) {
@@ -187,6 +274,59 @@ public final class StrictJson {
         requireExponentInRange(node.decimalValue());
       }
     }
+  }
+
+  /**
+   * RFC 8259 §8.1 and RFC 7493 §2.1: UTF-8 only, and no byte order mark (senders MUST NOT add one).
+   * Jackson would detect and read UTF-16 and UTF-32, skip a BOM, and decode some invalid UTF-8
+   * (overlong forms such as C0 AF); the JDK's decoder refuses all of that.
+   */
+  private static void requireUtf8Encoding(byte[] json) throws MalformedJsonException {
+    if (json.length >= 3
+        && json[0] == (byte) 0xEF
+        && json[1] == (byte) 0xBB
+        && json[2] == (byte) 0xBF) {
+      throw new MalformedJsonException(
+          "a byte order mark (U+FEFF) before the JSON text (RFC 8259 §8.1)");
+    }
+    boolean ascii = true;
+    for (byte b : json) {
+      if (b < 0 || b == 0) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      return;
+    }
+    try {
+      StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(json));
+    } catch (CharacterCodingException e) {
+      throw new MalformedJsonException(
+          encodesSurrogate(json)
+              ? "invalid UTF-8: an encoded UTF-16 surrogate (RFC 7493 §2.1)"
+              : "invalid UTF-8",
+          e);
+    }
+    for (int i = 0; i < Math.min(4, json.length); i++) {
+      if (json[i] == 0) {
+        throw new MalformedJsonException("invalid UTF-8: the text looks like UTF-16 or UTF-32");
+      }
+    }
+  }
+
+  /** ED A0..BF starts the three-byte form of U+D800..U+DFFF, which UTF-8 excludes. */
+  private static boolean encodesSurrogate(byte[] json) {
+    for (int i = 0; i + 1 < json.length; i++) {
+      if (json[i] == (byte) 0xED && (json[i + 1] & 0xE0) == 0xA0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void requireWellFormed(String text) throws MalformedJsonException {
@@ -208,8 +348,95 @@ public final class StrictJson {
     long exponent = (long) number.precision() - number.scale() - 1;
     if (Math.abs(exponent) > MAX_EXPONENT) {
       throw new MalformedJsonException(
-          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT);
+          "a number is out of range: its decimal exponent is beyond ±" + MAX_EXPONENT,
+          null,
+          Limit.EXPONENT,
+          null);
     }
+  }
+
+  /**
+   * The pointer of the first number whose exponent is out of range; recursive, as the tree is at
+   * most {@link #maxDepth()} deep. Only runs once such a number was found.
+   */
+  private static String pointerOfExponent(JsonNode node, String pointer) {
+    if (node.isBigDecimal()) {
+      try {
+        requireExponentInRange(node.decimalValue());
+        return null;
+      } catch (MalformedJsonException e) {
+        return pointer;
+      }
+    }
+    if (node.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> member = it.next();
+        String found =
+            pointerOfExponent(member.getValue(), pointer + "/" + escape(member.getKey()));
+        if (found != null) {
+          return found;
+        }
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        String found = pointerOfExponent(node.get(i), pointer + "/" + i);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String escape(String name) {
+    return name.replace("~", "~0").replace("/", "~1");
+  }
+
+  /**
+   * Reads the bytes again token by token up to the failure, for the path of the value being read
+   * then. Only runs once a limit was passed, so the normal read does not pay for it.
+   */
+  private String pointerWhereReadingFails(byte[] json) {
+    JsonParser parser = null;
+    try {
+      parser = mapper.createParser(json);
+      while (parser.nextToken() != null) {
+        if (parser.currentToken() == JsonToken.VALUE_NUMBER_FLOAT) {
+          parser.getDecimalValue();
+        } else if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+          parser.getNumberValue();
+        } else if (parser.currentToken() == JsonToken.VALUE_STRING) {
+          parser.getText();
+        }
+      }
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return parser == null ? null : parser.getParsingContext().pathAsPointer().toString();
+    } finally {
+      if (parser != null) {
+        try {
+          parser.close();
+        } catch (IOException ignored) {
+          // Nothing was written; closing a byte-array parser cannot lose anything.
+        }
+      }
+    }
+  }
+
+  private static Limit limitOf(String message) {
+    if (message.contains("nesting depth")) {
+      return Limit.DEPTH;
+    }
+    if (message.contains("Number value length")) {
+      return Limit.NUMBER_LENGTH;
+    }
+    if (message.contains("Name length")) {
+      return Limit.NAME_LENGTH;
+    }
+    if (message.contains("String value length")) {
+      return Limit.STRING_LENGTH;
+    }
+    return null;
   }
 
   private String describe(JsonProcessingException e) {

@@ -40,6 +40,37 @@ public final class CloudEventsCheck {
     return event;
   }
 
+  /**
+   * A record of a raw topic (what the bridge wrote, whatever the sender's content mode) as a
+   * standard consumer reads it: binary content mode (never a {@code content-type} of the {@code
+   * application/cloudevents} family next to {@code ce_*} headers), specversion 1.0, {@code ce_id},
+   * {@code ce_source} and {@code ce_type} set, and the record value as the event's data.
+   */
+  public static CloudEvent assertBinaryCloudEvent(String topic, Headers headers, byte[] value) {
+    var contentType = headers.lastHeader("content-type");
+    if (contentType != null
+        && new String(contentType.value(), java.nio.charset.StandardCharsets.UTF_8)
+            .toLowerCase(java.util.Locale.ROOT)
+            .startsWith("application/cloudevents")) {
+      throw new AssertionError(topic + ": a structured-mode content-type next to ce_* headers");
+    }
+    CloudEvent event;
+    try (CloudEventDeserializer deserializer = new CloudEventDeserializer()) {
+      deserializer.configure(Map.of(), false);
+      event = deserializer.deserialize(topic, headers, value);
+    } catch (RuntimeException e) {
+      throw new AssertionError("a CloudEventDeserializer cannot read a record of " + topic, e);
+    }
+    String where = topic + " " + event.getId();
+    require(event.getSpecVersion() == SpecVersion.V1, where, "specversion 1.0");
+    require(notBlank(event.getId()), where, "ce_id");
+    require(event.getSource() != null, where, "ce_source");
+    require(notBlank(event.getType()), where, "ce_type");
+    byte[] data = event.getData() == null ? null : event.getData().toBytes();
+    require(Arrays.equals(data, value), where, "the record value as data");
+    return event;
+  }
+
   private static boolean notBlank(String value) {
     return value != null && !value.isBlank();
   }

@@ -39,6 +39,78 @@ class StrictJsonTest {
         .hasMessageContaining(reason);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          {"a":{"b":[DEEP]}}                | DEPTH         | /a/bZEROS
+          {"a":[1,{"n":1NUMBER}]}           | NUMBER_LENGTH | /a/1/n
+          {"x/y":{"n":1e1001}}              | EXPONENT      | /x~1y/n
+          {"a":[1e10000000001]}             | EXPONENT      | /a/0
+          {"NAME":1}                        | NAME_LENGTH   | ''
+          """)
+  void aWellFormedValuePastABoundNamesTheLimitAndWhere(
+      String template, StrictJson.Limit limit, String pointer) {
+    String json =
+        template
+            .replace("DEEP", "[".repeat(StrictJson.MAX_DEPTH) + "]".repeat(StrictJson.MAX_DEPTH))
+            .replace("NUMBER", "0".repeat(StrictJson.MAX_NUMBER_LENGTH))
+            .replace("NAME", "k".repeat(StrictJson.MAX_NAME_LENGTH + 1));
+    // The container that opens level MAX_DEPTH + 1 is MAX_DEPTH members and items down.
+    String where = pointer.replace("ZEROS", "/0".repeat(StrictJson.MAX_DEPTH - 2));
+    assertThatThrownBy(() -> SENDERS.readTree(json.getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOfSatisfying(
+            MalformedJsonException.class,
+            e -> {
+              assertThat(e.limit()).contains(limit);
+              assertThat(e.pointer()).contains(where);
+            });
+  }
+
+  @Test
+  void bytesThatAreNotIJsonNameNoLimit() {
+    for (String json :
+        new String[] {"{\"a\":1,\"a\":2}", "{} {}", "{\"a\":", "{\"a\":\"\\uD800\"}"}) {
+      assertThatThrownBy(() -> SENDERS.readTree(json.getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOfSatisfying(
+              MalformedJsonException.class,
+              e -> {
+                assertThat(e.limit()).isEmpty();
+                assertThat(e.pointer()).isEmpty();
+              });
+    }
+  }
+
+  @Test
+  void refusesOverlongUtf8AndAByteOrderMarkThatJacksonWouldRead() {
+    byte[] overlongSlash = {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'};
+    byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'};
+    assertThatThrownBy(() -> SENDERS.readTree(overlongSlash))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("UTF-8");
+    assertThatThrownBy(() -> SENDERS.readTree(bom))
+        .isInstanceOf(MalformedJsonException.class)
+        .hasMessageContaining("byte order mark");
+  }
+
+  @Test
+  void refusesUtf16AndUtf32ThatJacksonWouldDetectAndRead() {
+    for (java.nio.charset.Charset charset :
+        new java.nio.charset.Charset[] {
+          StandardCharsets.UTF_16,
+          StandardCharsets.UTF_16LE,
+          StandardCharsets.UTF_16BE,
+          java.nio.charset.Charset.forName("UTF-32")
+        }) {
+      byte[] json = "{\"a\":1}".getBytes(charset);
+      assertThatThrownBy(() -> SENDERS.readTree(json))
+          .as(charset.name())
+          .isInstanceOf(MalformedJsonException.class)
+          .hasMessageContaining("UTF-8");
+    }
+  }
+
   @Test
   void refusesInvalidUtf8AndEscapedSurrogatesInNames() {
     byte[] cesuSurrogate = {

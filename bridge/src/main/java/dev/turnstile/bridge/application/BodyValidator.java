@@ -1,8 +1,12 @@
 package dev.turnstile.bridge.application;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;
 
-/** Checks a message body against a contract, e.g. a JSON Schema. */
+/**
+ * Checks a message body, already read with {@link dev.turnstile.schemas.StrictJson#senders()},
+ * against a contract, e.g. a JSON Schema.
+ */
 @FunctionalInterface
 public interface BodyValidator {
 
@@ -10,5 +14,5 @@ public interface BodyValidator {
   BodyValidator NONE = body -> Optional.empty();
 
   /** What is wrong with the body, human-readable, or empty when it is valid. */
-  Optional<String> violation(byte[] body);
+  Optional<String> violation(JsonNode body);
 }

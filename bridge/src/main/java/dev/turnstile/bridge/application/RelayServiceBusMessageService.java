@@ -1,26 +1,22 @@
 package dev.turnstile.bridge.application;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.bridge.application.ServiceBusEvents.Mapped;
+import dev.turnstile.bridge.application.ServiceBusEvents.Mapping;
+import dev.turnstile.bridge.application.ServiceBusEvents.Refused;
 import dev.turnstile.bridge.config.KeyRule;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishException;
-import dev.turnstile.schemas.Json;
-import dev.turnstile.schemas.ServiceBusHeaders;
-import io.cloudevents.CloudEvent;
-import io.cloudevents.core.builder.CloudEventBuilder;
-import java.io.IOException;
-import java.net.URI;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Turns a Service Bus message into a CloudEvent (attributes and Service Bus metadata as {@code
- * ce_*} headers, application properties as {@code sb-prop-*} headers, body unchanged), keys it as
- * its entity is configured, writes it, and maps the result to a settlement: ack = complete,
+ * Turns a Service Bus message into a CloudEvent ({@link ServiceBusEvents}: plain, structured or
+ * AMQP-binary CloudEvent; JSON data read strictly), keys it as its entity is configured, checks it
+ * against the entity's schema, writes it, and maps the result to a settlement: ack = complete,
  * retriable = abandon (and pause), never writable = dead-letter with a reason.
  */
 public final class RelayServiceBusMessageService implements RelayServiceBusMessageUseCase {
@@ -29,7 +25,7 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
   static final int MAX_DESCRIPTION = 1024;
 
   private final PublishEventPort publisher;
-  private final String namespace;
+  private final ServiceBusEvents events;
   private final Map<String, Route> routes;
 
   /**
@@ -39,7 +35,7 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
   public RelayServiceBusMessageService(
       PublishEventPort publisher, String namespace, Map<String, Route> routes) {
     this.publisher = publisher;
-    this.namespace = namespace;
+    this.events = new ServiceBusEvents(namespace);
     this.routes = Map.copyOf(routes);
   }
 
@@ -61,23 +57,32 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
       throw new IllegalArgumentException("no route for entity " + message.entity());
     }
     String eventId = eventId(message);
-    String key = key(route.key(), message, eventId);
+    boolean needsJson =
+        route.validator() != BodyValidator.NONE || route.key().source() == KeyRule.Source.POINTER;
+    Mapping mapping = events.map(message, eventId, needsJson);
+    if (mapping instanceof Refused refused) {
+      return done(deadLetter(refused.deadLetter().reason(), refused.deadLetter().description()));
+    }
+    Mapped mapped = (Mapped) mapping;
+    String key = key(route.key(), message, eventId, mapped.json());
     if (key == null) {
       if (route.keyRequired()) {
         return done(
-            new DeadLetter(
+            deadLetter(
                 DeadLetterReasons.MISSING_KEY,
                 "no " + route.key() + " on the message to key the Kafka record by"));
       }
       key = eventId;
     }
-    var violation = route.validator().violation(message.body());
-    if (violation.isPresent()) {
-      return done(new DeadLetter(DeadLetterReasons.SCHEMA_VIOLATION, truncate(violation.get())));
+    if (mapped.json() != null) {
+      var violation = route.validator().violation(mapped.json());
+      if (violation.isPresent()) {
+        return done(deadLetter(DeadLetterReasons.SCHEMA_VIOLATION, violation.get()));
+      }
     }
     try {
       return publisher
-          .publish(route.kafkaTopic(), key, toCloudEvent(message, eventId), headers(message))
+          .publish(route.kafkaTopic(), key, mapped.event(), mapped.headers())
           .handle(
               (published, failure) ->
                   failure == null
@@ -95,7 +100,11 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
     return id == null || id.isEmpty() ? message.entityPath() + "/" + message.sequenceNumber() : id;
   }
 
-  static String key(KeyRule rule, ReceivedMessage message, String eventId) {
+  /**
+   * The record key as the entity's rule says, read from the Service Bus message (whatever its
+   * CloudEvents mode); a pointer reads the data already read as JSON.
+   */
+  static String key(KeyRule rule, ReceivedMessage message, String eventId, JsonNode json) {
     String key =
         switch (rule.source()) {
           case SESSION_ID -> message.sessionId();
@@ -105,64 +114,21 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
             Object value = message.applicationProperties().get(rule.argument());
             yield value == null ? null : String.valueOf(value);
           }
-          case POINTER -> pointer(message.body(), rule.argument());
+          case POINTER -> pointer(json, rule.argument());
         };
     return key == null || key.isEmpty() ? null : key;
   }
 
-  private static String pointer(byte[] body, String pointer) {
-    try {
-      JsonNode node = Json.mapper().readTree(body).at(pointer);
-      return node.isTextual() || node.isNumber() ? node.asText() : null;
-    } catch (IOException | RuntimeException e) {
+  private static String pointer(JsonNode json, String pointer) {
+    if (json == null) {
       return null;
     }
+    JsonNode node = json.at(pointer);
+    return node.isTextual() || node.isNumber() ? node.asText() : null;
   }
 
-  private CloudEvent toCloudEvent(ReceivedMessage message, String eventId) {
-    CloudEventBuilder event =
-        CloudEventBuilder.v1()
-            .withId(eventId)
-            .withSource(URI.create(ServiceBusHeaders.source(namespace, message.entityPath())))
-            .withType(ServiceBusHeaders.MESSAGE_TYPE)
-            .withTime(message.enqueuedTime())
-            .withExtension(extension(ServiceBusHeaders.SEQUENCE_NUMBER), message.sequenceNumber())
-            .withExtension(
-                extension(ServiceBusHeaders.ENQUEUED_TIME), message.enqueuedTime().toString())
-            // The SDK reports the raw AMQP header (0 first); the contract counts from 1.
-            .withExtension(extension(ServiceBusHeaders.DELIVERY_COUNT), message.deliveryCount() + 1)
-            .withExtension(extension(ServiceBusHeaders.ENTITY), message.entityPath())
-            .withData(message.body());
-    if (message.subject() != null) {
-      event.withSubject(message.subject());
-    }
-    if (message.contentType() != null) {
-      event.withDataContentType(message.contentType());
-    }
-    if (message.correlationId() != null) {
-      event.withExtension(extension(ServiceBusHeaders.CORRELATION_ID), message.correlationId());
-    }
-    if (message.sessionId() != null) {
-      event.withExtension(extension(ServiceBusHeaders.SESSION_ID), message.sessionId());
-    }
-    return event.build();
-  }
-
-  private static String extension(String header) {
-    return header.substring("ce_".length());
-  }
-
-  private static Map<String, String> headers(ReceivedMessage message) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    message
-        .applicationProperties()
-        .forEach(
-            (name, value) -> {
-              if (value != null) {
-                headers.put(ServiceBusHeaders.property(name), String.valueOf(value));
-              }
-            });
-    return headers;
+  private static DeadLetter deadLetter(String reason, String description) {
+    return new DeadLetter(reason, truncate(description));
   }
 
   private static Settlement settlementOf(Throwable failure) {
@@ -171,8 +137,7 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
       return switch (publish.reason()) {
         case SATURATED -> new Abandon("saturated", publish.getMessage());
         case UNAVAILABLE -> new Abandon("unavailable", publish.getMessage());
-        case REJECTED ->
-            new DeadLetter(DeadLetterReasons.KAFKA_REJECTED, truncate(publish.getMessage()));
+        case REJECTED -> deadLetter(DeadLetterReasons.KAFKA_REJECTED, publish.getMessage());
       };
     }
     return new Abandon("error", String.valueOf(cause));

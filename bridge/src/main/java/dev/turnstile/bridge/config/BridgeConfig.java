@@ -16,6 +16,9 @@ import java.util.stream.Collectors;
  * @param httpPort HTTP port, 0 for any free port ({@link #HTTP_PORT})
  * @param bodyLimitBytes largest accepted request body ({@link #HTTP_BODY_LIMIT_BYTES})
  * @param retryAfterSeconds {@code Retry-After} sent with a 503 ({@link #HTTP_RETRY_AFTER_SECONDS})
+ * @param connectionLimits how long and how many HTTP connections may be held ({@link
+ *     #HTTP_HEADER_TIMEOUT_MS}, {@link #HTTP_BODY_TIMEOUT_MS}, {@link #HTTP_IDLE_TIMEOUT_MS},
+ *     {@link #HTTP_MAX_CONNECTIONS})
  * @param ackTimeout longest wait for a Kafka acknowledgement ({@link #KAFKA_ACK_TIMEOUT_MS})
  * @param maxInFlight writes awaiting their acknowledgement at most ({@link #KAFKA_MAX_IN_FLIGHT})
  * @param readinessInterval how often Kafka reachability is checked ({@link
@@ -41,6 +44,7 @@ public record BridgeConfig(
     int httpPort,
     long bodyLimitBytes,
     int retryAfterSeconds,
+    HttpConnectionLimits connectionLimits,
     Duration ackTimeout,
     int maxInFlight,
     Duration readinessInterval,
@@ -79,6 +83,38 @@ public record BridgeConfig(
 
   /** Seconds in the {@code Retry-After} header of a 503. Default {@code 5}. */
   public static final String HTTP_RETRY_AFTER_SECONDS = "bridge.http.retry-after-seconds";
+
+  /**
+   * Milliseconds from a new connection to the end of its first request's line and headers; a
+   * connection that has not sent them by then is closed (nothing to answer yet). Default {@code
+   * 10000}.
+   */
+  public static final String HTTP_HEADER_TIMEOUT_MS = "bridge.http.header-timeout-ms";
+
+  /**
+   * Milliseconds from the end of a request's headers to the end of its body; a body not whole by
+   * then is answered 408 ({@code request-timeout}) and the connection closed. Default {@code
+   * 30000}.
+   */
+  public static final String HTTP_BODY_TIMEOUT_MS = "bridge.http.body-timeout-ms";
+
+  /**
+   * Milliseconds a connection may go without a byte read or written, and a keep-alive connection
+   * may take to send its next request's headers after the previous request; then it is closed. Must
+   * exceed {@link #KAFKA_ACK_TIMEOUT_MS} (a request waits that long for its answer). Default {@code
+   * 60000}.
+   */
+  public static final String HTTP_IDLE_TIMEOUT_MS = "bridge.http.idle-timeout-ms";
+
+  /** HTTP connections open at once; one more is closed as soon as it opens. Default 4096. */
+  public static final String HTTP_MAX_CONNECTIONS = "bridge.http.max-connections";
+
+  /**
+   * Bounds on what an HTTP client can hold: see {@link #HTTP_HEADER_TIMEOUT_MS}, {@link
+   * #HTTP_BODY_TIMEOUT_MS}, {@link #HTTP_IDLE_TIMEOUT_MS}, {@link #HTTP_MAX_CONNECTIONS}.
+   */
+  public record HttpConnectionLimits(
+      Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections) {}
 
   /**
    * Milliseconds to wait for Kafka's acknowledgement of one write before answering 503; also the
@@ -282,6 +318,8 @@ public record BridgeConfig(
         + bodyLimitBytes
         + ", retryAfterSeconds="
         + retryAfterSeconds
+        + ", connectionLimits="
+        + connectionLimits
         + ", ackTimeout="
         + ackTimeout
         + ", maxInFlight="

@@ -52,6 +52,11 @@ public final class BridgeConfigLoader {
             s.integer(HTTP_PORT),
             s.longValue(HTTP_BODY_LIMIT_BYTES),
             s.integer(HTTP_RETRY_AFTER_SECONDS),
+            new HttpConnectionLimits(
+                s.millis(HTTP_HEADER_TIMEOUT_MS),
+                s.millis(HTTP_BODY_TIMEOUT_MS),
+                s.millis(HTTP_IDLE_TIMEOUT_MS),
+                s.integer(HTTP_MAX_CONNECTIONS)),
             s.millis(KAFKA_ACK_TIMEOUT_MS),
             s.integer(KAFKA_MAX_IN_FLIGHT),
             s.millis(KAFKA_READINESS_INTERVAL_MS),
@@ -63,6 +68,18 @@ public final class BridgeConfigLoader {
             s.passThrough(KAFKA_PREFIX),
             s.passThrough(KAFKA_PRODUCER_PREFIX),
             ServiceBusConfigReader.read(s, s.string(TOPIC_PREFIX)));
+    if (config.connectionLimits().idleTimeout().compareTo(config.ackTimeout()) <= 0) {
+      // A request waiting for Kafka's ack sends nothing meanwhile: a shorter idle timeout would
+      // cut it off before its answer.
+      throw InvalidConfigurationException.of(
+          HTTP_IDLE_TIMEOUT_MS,
+          config.connectionLimits().idleTimeout().toMillis()
+              + " must exceed "
+              + KAFKA_ACK_TIMEOUT_MS
+              + " ("
+              + config.ackTimeout().toMillis()
+              + ")");
+    }
     if (config.serviceBus() != null
         && config.shutdownTimeout().compareTo(config.serviceBus().settleTimeout()) < 0) {
       // A shorter drain cuts off callbacks still waiting for their ack: their messages are

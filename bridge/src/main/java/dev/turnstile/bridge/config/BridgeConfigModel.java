@@ -104,6 +104,54 @@ public final class BridgeConfigModel {
         ConfigDef.Width.SHORT,
         HTTP_RETRY_AFTER_SECONDS);
     d.define(
+        HTTP_HEADER_TIMEOUT_MS,
+        Type.LONG,
+        10_000L,
+        Range.between(100, 3_600_000),
+        MEDIUM,
+        "a new connection must send its first request line and headers within this, else it is"
+            + " closed (Vert.x has no request to answer before the headers are read)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_HEADER_TIMEOUT_MS);
+    d.define(
+        HTTP_BODY_TIMEOUT_MS,
+        Type.LONG,
+        30_000L,
+        Range.between(100, 3_600_000),
+        MEDIUM,
+        "once the headers are read, the whole body must arrive within this, else `408`"
+            + " problem+json (`request-timeout`) and the connection is closed",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BODY_TIMEOUT_MS);
+    d.define(
+        HTTP_IDLE_TIMEOUT_MS,
+        Type.LONG,
+        60_000L,
+        Range.between(200, 3_600_000),
+        MEDIUM,
+        "no byte read or written for this long, or a keep-alive connection not sending its next"
+            + " request's headers within this after the previous request: closed; must exceed"
+            + " `bridge.kafka.ack-timeout-ms` (checked at start-up)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_IDLE_TIMEOUT_MS);
+    d.define(
+        HTTP_MAX_CONNECTIONS,
+        Type.INT,
+        4_096,
+        Range.between(1, 1_000_000),
+        MEDIUM,
+        "HTTP connections open at once; one more is closed as soon as it opens",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_MAX_CONNECTIONS);
+    d.define(
         KAFKA_ACK_TIMEOUT_MS,
         Type.LONG,
         10_000L,

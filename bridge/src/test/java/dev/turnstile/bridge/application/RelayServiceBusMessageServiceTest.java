@@ -21,6 +21,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class RelayServiceBusMessageServiceTest {
 
@@ -103,6 +105,174 @@ class RelayServiceBusMessageServiceTest {
             DeadLetter.class, d -> assertThat(d.reason()).isEqualTo("KafkaRejected"));
   }
 
+  /** Issue 8, cases 4 and 5: the same bytes got 400 on HTTP and were relayed from Service Bus. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          application/json                | {"dollars":1.00}\\n{"dollars":9.99} | MalformedJson     | unexpected content after the JSON value
+          Application/JSON; charset=utf-8 | {"dollars":1.00,"dollars":9.99}    | MalformedJson     | duplicate key "dollars"
+          application/vnd.billing+json    | {"a":"\\uD800"}                    | MalformedJson     | surrogate
+          application/json                | DEEP                               | JsonLimitExceeded | maxDepth
+          application/json                | {"n":1e1001}                       | JsonLimitExceeded | maxExponent at "/n"
+          """)
+  void jsonBodiesAreReadStrictlyAndDeadLetteredWithTheReason(
+      String contentType, String body, String reason, String description) {
+    String text = body.replace("\\n", "\n").replace("DEEP", "[".repeat(100) + "]".repeat(100));
+
+    Settlement settlement =
+        relay(route(KeyRule.MESSAGE_ID, true), message(contentType, Map.of(), text));
+
+    assertThat(settlement)
+        .isInstanceOfSatisfying(
+            DeadLetter.class,
+            d -> {
+              assertThat(d.reason()).isEqualTo(reason);
+              assertThat(d.description()).contains(description);
+            });
+    assertThat(publisher.writes).isEmpty();
+  }
+
+  @Test
+  void bodiesOfOtherContentTypesAreRelayedUnchanged() {
+    byte[] notJson = body("{\"dollars\":1.00,\"dollars\":9.99} trailing");
+    relay(route(KeyRule.MESSAGE_ID, true), message("text/plain", Map.of(), notJson));
+    relay(route(KeyRule.MESSAGE_ID, true), message(null, Map.of(), notJson));
+    assertThat(publisher.writes)
+        .extracting(w -> w.event().getData().toBytes())
+        .containsExactly(notJson, notJson);
+  }
+
+  @Test
+  void anEntityWithASchemaReadsEveryBodyStrictlyWhateverItsContentType() {
+    var route =
+        new RelayServiceBusMessageService.Route(
+            "raw", KeyRule.MESSAGE_ID, true, json -> Optional.empty());
+    Settlement settlement =
+        relay(route, message("text/plain", Map.of(), body("{\"a\":1,\"a\":2}")));
+    assertThat(settlement)
+        .isInstanceOfSatisfying(
+            DeadLetter.class, d -> assertThat(d.reason()).isEqualTo("MalformedJson"));
+  }
+
+  /** Issue 8, case 7: Event Grid delivers structured CloudEvents to Service Bus. */
+  @Test
+  void aStructuredCloudEventIsWrittenInBinaryModeWithItsOwnAttributes() {
+    String event =
+        "{\"specversion\":\"1.0\",\"id\":\"evt-1\",\"source\":\"/billing/eu\","
+            + "\"type\":\"com.example.billing.v1\",\"time\":\"2026-01-02T03:00:00+01:00\","
+            + "\"subject\":\"s-9\",\"datacontenttype\":\"application/json\","
+            + "\"region\":\"eu\",\"data\":{\"dollars\":1.00,\"kwh\":1e400}}";
+
+    Settlement settlement =
+        relay(
+            route(KeyRule.parse("property:mergeKey"), true),
+            message(
+                "application/cloudevents+json; charset=utf-8",
+                Map.of("mergeKey", "s-9"),
+                body(event)));
+
+    assertThat(settlement).isInstanceOf(Complete.class);
+    CloudEvent written = publisher.writes.get(0).event();
+    assertThat(written.getId()).isEqualTo("evt-1");
+    assertThat(written.getSource().toString()).isEqualTo("/billing/eu");
+    assertThat(written.getType()).isEqualTo("com.example.billing.v1");
+    assertThat(written.getTime()).isEqualTo(OffsetDateTime.parse("2026-01-02T03:00:00+01:00"));
+    assertThat(written.getSubject()).isEqualTo("s-9");
+    assertThat(written.getDataContentType()).isEqualTo("application/json");
+    assertThat(written.getExtension("region")).isEqualTo("eu");
+    assertThat(written.getExtension("sbsequencenumber")).isEqualTo(42L);
+    assertThat(written.getExtension("sbentity")).isEqualTo("billing");
+    assertThat(new String(written.getData().toBytes(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"dollars\":1.00,\"kwh\":1E+400}");
+    assertThat(publisher.writes.get(0).headers())
+        .containsExactly(Map.entry("sb-prop-mergeKey", "s-9"));
+    assertThat(publisher.writes.get(0).key()).isEqualTo("s-9");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          no id                 | {"specversion":"1.0","source":"/s","type":"t"}                         | InvalidCloudEvent
+          empty id              | {"specversion":"1.0","id":"","source":"/s","type":"t"}                 | InvalidCloudEvent
+          spec 0.3              | {"specversion":"0.3","id":"1","source":"/s","type":"t"}                | InvalidCloudEvent
+          bad time              | {"specversion":"1.0","id":"1","source":"/s","type":"t","time":"soon"}  | InvalidCloudEvent
+          reserved extension    | {"specversion":"1.0","id":"1","source":"/s","type":"t","sbentity":"x"} | InvalidCloudEvent
+          upper-case extension  | {"specversion":"1.0","id":"1","source":"/s","type":"t","Region":"x"}   | InvalidCloudEvent
+          an array              | [1]                                                                    | InvalidCloudEvent
+          duplicate id          | {"specversion":"1.0","id":"1","id":"2","source":"/s","type":"t"}       | MalformedJson
+          json data not json    | {"specversion":"1.0","id":"1","source":"/s","type":"t","datacontenttype":"application/json","data_base64":"e30gZQ=="} | MalformedJson
+          """)
+  void anInvalidStructuredCloudEventIsDeadLetteredWithTheReason(
+      String what, String event, String reason) {
+    Settlement settlement =
+        relay(
+            route(KeyRule.MESSAGE_ID, true),
+            message("application/cloudevents+json", Map.of(), body(event)));
+    assertThat(settlement)
+        .as(what)
+        .isInstanceOfSatisfying(DeadLetter.class, d -> assertThat(d.reason()).isEqualTo(reason));
+    assertThat(publisher.writes).isEmpty();
+  }
+
+  @Test
+  void batchedAndOtherCloudEventsFormatsAreDeadLettered() {
+    for (String contentType :
+        List.of("application/cloudevents-batch+json", "application/cloudevents+avro")) {
+      assertThat(relay(route(KeyRule.MESSAGE_ID, true), message(contentType, Map.of(), "[]")))
+          .isInstanceOfSatisfying(
+              DeadLetter.class,
+              d -> assertThat(d.reason()).isEqualTo("UnsupportedCloudEventsFormat"));
+    }
+  }
+
+  @Test
+  void theAmqpBindingsBinaryModeGivesTheEventsOwnAttributes() {
+    Map<String, Object> properties = new java.util.LinkedHashMap<>();
+    properties.put("cloudEvents:specversion", "1.0");
+    properties.put("cloudEvents:id", "amqp-1");
+    properties.put("cloudEvents:source", "/meters/7");
+    properties.put("cloudEvents_type", "com.example.reading.v1");
+    properties.put("cloudEvents:time", OffsetDateTime.parse("2026-01-02T03:04:05Z"));
+    properties.put("cloudEvents:attempt", 3);
+    properties.put("mergeKey", "s-1");
+
+    relay(
+        route(KeyRule.MESSAGE_ID, true), message("application/json", properties, "{\"kwh\":7.50}"));
+
+    CloudEvent written = publisher.writes.get(0).event();
+    assertThat(written.getId()).isEqualTo("amqp-1");
+    assertThat(written.getSource().toString()).isEqualTo("/meters/7");
+    assertThat(written.getType()).isEqualTo("com.example.reading.v1");
+    assertThat(written.getTime()).isEqualTo(OffsetDateTime.parse("2026-01-02T03:04:05Z"));
+    assertThat(written.getExtension("attempt")).isEqualTo(3);
+    assertThat(written.getDataContentType()).isEqualTo("application/json");
+    assertThat(written.getData().toBytes()).isEqualTo(body("{\"kwh\":7.50}"));
+    assertThat(publisher.writes.get(0).headers())
+        .containsExactly(Map.entry("sb-prop-mergeKey", "s-1"));
+  }
+
+  @Test
+  void aBinaryModeEventMissingAnAttributeOrSpecVersion10IsDeadLettered() {
+    Map<String, Object> noType =
+        Map.of("cloudEvents:specversion", "1.0", "cloudEvents:id", "1", "cloudEvents:source", "/s");
+    Map<String, Object> twice =
+        Map.of(
+            "cloudEvents:specversion", "1.0",
+            "cloudEvents:id", "1",
+            "cloudEvents_id", "2",
+            "cloudEvents:source", "/s",
+            "cloudEvents:type", "t");
+    for (Map<String, Object> properties : List.of(noType, twice)) {
+      assertThat(relay(route(KeyRule.MESSAGE_ID, true), message(null, properties, "x")))
+          .isInstanceOfSatisfying(
+              DeadLetter.class, d -> assertThat(d.reason()).isEqualTo("InvalidCloudEvent"));
+    }
+  }
+
   private Settlement relay(RelayServiceBusMessageService.Route route, ReceivedMessage message) {
     return new RelayServiceBusMessageService(publisher, "ns", Map.of("billing", route))
         .relay(message)
@@ -130,6 +300,29 @@ class RelayServiceBusMessageServiceTest {
         "application/json",
         properties,
         body("{\"a\":{\"b\":\"x\"}}"));
+  }
+
+  private static ReceivedMessage message(
+      String contentType, Map<String, Object> properties, String body) {
+    return message(contentType, properties, body(body));
+  }
+
+  private static ReceivedMessage message(
+      String contentType, Map<String, Object> properties, byte[] body) {
+    return new ReceivedMessage(
+        "billing",
+        "billing",
+        "m-1",
+        42,
+        ENQUEUED,
+        0,
+        null,
+        null,
+        null,
+        null,
+        contentType,
+        properties,
+        body);
   }
 
   private static byte[] body(String text) {

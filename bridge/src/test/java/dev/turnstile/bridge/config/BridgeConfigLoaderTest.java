@@ -72,6 +72,27 @@ class BridgeConfigLoaderTest {
   }
 
   @Test
+  void httpConnectionLimitsHaveDefaultsAndTheIdleTimeoutMustOutwaitKafka() {
+    var limits =
+        BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092")).connectionLimits();
+    assertThat(limits.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(limits.bodyTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(limits.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(limits.maxConnections()).isEqualTo(4096);
+
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "bridge.http.idle-timeout-ms", "10000",
+                        "bridge.kafka.ack-timeout-ms", "10000")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bridge.http.idle-timeout-ms")
+        .hasMessageContaining("bridge.kafka.ack-timeout-ms");
+  }
+
+  @Test
   void secretsAreMaskedInToString() {
     BridgeConfig config =
         BridgeConfigLoader.fromMap(

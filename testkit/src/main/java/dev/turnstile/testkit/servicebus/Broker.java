@@ -31,6 +31,8 @@ final class Broker {
   private final Map<String, Entity> entities = new HashMap<>();
   private final Map<String, List<String>> topics = new HashMap<>();
   private final Map<String, Long> sequences = new HashMap<>();
+  private final Map<String, Long> transfers = new HashMap<>();
+  private final Map<String, Long> refused = new HashMap<>();
 
   Broker(Clock clock) {
     this.clock = clock;
@@ -68,22 +70,33 @@ final class Broker {
     return entity(path).options.requiresSession();
   }
 
-  /** Stores a sent message in the queue, or in every subscription of the topic. */
-  synchronized void enqueue(String path, byte[] encoded) {
+  /**
+   * Stores the messages of one transfer in the queue, or in every subscription of the topic: all of
+   * them, or none when one cannot be stored (a session entity and a message without a session id),
+   * so a refused transfer leaves nothing behind.
+   */
+  synchronized void enqueue(String path, List<byte[]> encodedMessages) {
     List<String> targets = topics.containsKey(path) ? topics.get(path) : List.of(path);
     for (String target : targets) {
-      Entity entity = entity(target);
-      Message message = Amqp.decode(encoded);
-      if (entity.options.requiresSession() && message.getGroupId() == null) {
-        throw new IllegalArgumentException("session-enabled entity needs a session id: " + target);
+      for (byte[] encoded : encodedMessages) {
+        if (entity(target).options.requiresSession() && Amqp.decode(encoded).getGroupId() == null) {
+          throw new IllegalArgumentException(
+              "session-enabled entity needs a session id: " + target);
+        }
       }
-      long sequence = nextSequence(entity);
-      Instant now = now();
-      Amqp.annotations(message).put(Amqp.SEQUENCE_NUMBER, sequence);
-      Amqp.annotations(message).put(Amqp.ENQUEUED_TIME, Date.from(now));
-      StoredMessage stored =
-          new StoredMessage(sequence, now, message.getGroupId(), Amqp.encode(message));
-      entity.messages.put(sequence, stored);
+    }
+    for (String target : targets) {
+      Entity entity = entity(target);
+      for (byte[] encoded : encodedMessages) {
+        Message message = Amqp.decode(encoded);
+        long sequence = nextSequence(entity);
+        Instant now = now();
+        Amqp.annotations(message).put(Amqp.SEQUENCE_NUMBER, sequence);
+        Amqp.annotations(message).put(Amqp.ENQUEUED_TIME, Date.from(now));
+        StoredMessage stored =
+            new StoredMessage(sequence, now, message.getGroupId(), Amqp.encode(message));
+        entity.messages.put(sequence, stored);
+      }
     }
   }
 
@@ -312,6 +325,22 @@ final class Broker {
       snapshot.add(Amqp.snapshotOf(message));
     }
     return snapshot;
+  }
+
+  /** Counts a whole transfer a sender link delivered to {@code path}, stored or refused. */
+  synchronized void countTransfer(String path, boolean stored) {
+    transfers.merge(path, 1L, Long::sum);
+    if (!stored) {
+      refused.merge(path, 1L, Long::sum);
+    }
+  }
+
+  synchronized long transferCount(String path) {
+    return transfers.getOrDefault(path, 0L);
+  }
+
+  synchronized long refusedCount(String path) {
+    return refused.getOrDefault(path, 0L);
   }
 
   synchronized long lostCompleteCount(String path) {

@@ -56,6 +56,7 @@ final class IncomingLink implements LinkRole {
       return;
     }
     DeliveryState outcome = store(transfer, format);
+    server.broker.countTransfer(path, outcome instanceof Accepted);
     if (!delivery.remotelySettled()) {
       delivery.disposition(outcome);
     }
@@ -65,17 +66,22 @@ final class IncomingLink implements LinkRole {
     }
   }
 
+  /**
+   * Stores every message of the transfer, or none: a transfer the double cannot hold is refused
+   * with the error the service gives, never accepted and dropped.
+   */
   private DeliveryState store(byte[] transfer, int format) {
     if (server.faults.serverBusy) {
       return rejected(Amqp.SERVER_BUSY, "The double is set to be busy.");
     }
     if (transfer.length > ServiceBusDouble.MAX_MESSAGE_SIZE.longValue()) {
-      return rejected(MESSAGE_SIZE_EXCEEDED, transfer.length + " bytes is over the limit");
+      return rejected(
+          MESSAGE_SIZE_EXCEEDED,
+          "The message (size: %d bytes) is larger than is currently allowed (%d bytes)."
+              .formatted(transfer.length, ServiceBusDouble.MAX_MESSAGE_SIZE.longValue()));
     }
     try {
-      for (byte[] message : Amqp.messagesOf(transfer, format)) {
-        server.broker.enqueue(path, message);
-      }
+      server.broker.enqueue(path, Amqp.messagesOf(transfer, format));
       return Accepted.getInstance();
     } catch (RuntimeException e) {
       return rejected(Symbol.valueOf("amqp:invalid-field"), e.getMessage());

@@ -56,7 +56,15 @@ public final class ServiceBusDouble implements AutoCloseable {
   public static final String DEAD_LETTER_ERROR_DESCRIPTION = "DeadLetterErrorDescription";
 
   static final String DEAD_LETTER_SUFFIX = "/$deadletterqueue";
-  static final UnsignedLong MAX_MESSAGE_SIZE = UnsignedLong.valueOf(256 * 1024);
+
+  /**
+   * Largest transfer a sender link may deliver, advertised as the link's {@code max-message-size}
+   * (the Standard tier's 256 KiB); a larger one is refused with {@code
+   * amqp:link:message-size-exceeded}.
+   */
+  public static final int MAX_MESSAGE_SIZE_BYTES = 256 * 1024;
+
+  static final UnsignedLong MAX_MESSAGE_SIZE = UnsignedLong.valueOf(MAX_MESSAGE_SIZE_BYTES);
   private static final Symbol DETACH_FORCED = Symbol.valueOf("amqp:link:detach-forced");
   private static final Symbol CONNECTION_FORCED = Symbol.valueOf("amqp:connection:forced");
 
@@ -138,6 +146,24 @@ public final class ServiceBusDouble implements AutoCloseable {
 
   public long completedCount(String entityPath) {
     return broker.completedCount(entityPath);
+  }
+
+  /**
+   * Transfers (single messages or batches) that sender links delivered whole to {@code sendPath}, a
+   * queue or a topic, whether stored or refused: a message the client never sent is not counted,
+   * one the double refused is counted here and in {@link #refusedCount}.
+   */
+  public long transferCount(String sendPath) {
+    return broker.transferCount(sendPath);
+  }
+
+  /**
+   * Transfers to {@code sendPath} the double refused (rejected outcome with the service's error:
+   * over {@value #MAX_MESSAGE_SIZE_BYTES} bytes, server busy, a session entity without a session
+   * id), so the sender's send fails; nothing of a refused transfer is stored.
+   */
+  public long refusedCount(String sendPath) {
+    return broker.refusedCount(sendPath);
   }
 
   /** Explicit abandons only; an expired lock counts a failed delivery but not here. */

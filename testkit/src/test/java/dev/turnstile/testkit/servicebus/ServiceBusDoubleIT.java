@@ -1,6 +1,7 @@
 package dev.turnstile.testkit.servicebus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +11,7 @@ import com.azure.messaging.servicebus.ServiceBusErrorContext;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
 import com.azure.messaging.servicebus.ServiceBusMessage;
+import com.azure.messaging.servicebus.ServiceBusMessageBatch;
 import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
@@ -19,6 +21,7 @@ import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -349,18 +352,83 @@ class ServiceBusDoubleIT {
                     .isEqualTo(ServiceBusFailureReason.MESSAGE_LOCK_LOST));
   }
 
-  private void send(String queue, ServiceBusMessage message) {
-    ServiceBusSenderClient sender =
-        new ServiceBusClientBuilder()
-            .connectionString(serviceBus.connectionString())
-            .sender()
-            .queueName(queue)
-            .buildClient();
-    try {
-      sender.sendMessage(message);
-    } finally {
-      sender.close();
+  @Test
+  void aMessageNearTheSizeLimitIsStoredWhole() {
+    serviceBus.createQueue("near-limit", QueueOptions.DEFAULTS);
+    send(
+        "near-limit",
+        new ServiceBusMessage(BinaryData.fromBytes(body(255_000))).setMessageId("big"));
+    send("near-limit", new ServiceBusMessage("small").setMessageId("small"));
+
+    assertThat(serviceBus.activeMessages("near-limit"))
+        .extracting(m -> m.messageId(), m -> m.sequenceNumber(), m -> m.body().length)
+        .containsExactly(tuple("big", 1L, 255_000), tuple("small", 2L, 5));
+    assertThat(serviceBus.transferCount("near-limit")).isEqualTo(2);
+    assertThat(serviceBus.refusedCount("near-limit")).isZero();
+  }
+
+  @Test
+  void aMessageOverTheSizeLimitFailsTheSendAndNothingIsStored() {
+    serviceBus.createQueue("over-limit", QueueOptions.DEFAULTS);
+
+    assertThatThrownBy(
+            () ->
+                send(
+                    "over-limit",
+                    new ServiceBusMessage(BinaryData.fromBytes(body(300_000)))
+                        .setMessageId("huge")))
+        .isInstanceOf(ServiceBusException.class)
+        .hasMessageContaining("exceeded maximum message size");
+    send("over-limit", new ServiceBusMessage("next").setMessageId("next"));
+
+    assertThat(serviceBus.activeMessages("over-limit"))
+        .extracting(m -> m.messageId(), m -> m.sequenceNumber())
+        .containsExactly(tuple("next", 1L));
+  }
+
+  /**
+   * Issue 8, case 11: a 262,000-byte body was "reported sent but never stored". The double did not
+   * drop it: it never arrived. The SDK's {@code sendMessage} (7.17.x) packs the message into a
+   * batch whose envelope pushes it past the link's 256 KiB; {@code tryAddMessage} answers false,
+   * the SDK's collector sends the empty batch and returns normally (the same family as
+   * Azure/azure-sdk-for-java#33316). Senders near the limit must use {@code createMessageBatch} and
+   * check {@code tryAddMessage}, as the second half shows. This test fails when the SDK changes, so
+   * the README's warning can be revisited.
+   */
+  @Test
+  void theSdkDropsAMessageThatFitsTheLinkButNotABatchBeforeItReachesTheService() {
+    serviceBus.createQueue("batch-edge", QueueOptions.DEFAULTS);
+    ServiceBusMessage edge =
+        new ServiceBusMessage(BinaryData.fromBytes(body(262_000))).setMessageId("edge");
+
+    send("batch-edge", edge);
+
+    assertThat(serviceBus.transferCount("batch-edge")).isZero();
+    assertThat(serviceBus.activeMessages("batch-edge")).isEmpty();
+    try (ServiceBusSenderClient sender = sender("batch-edge")) {
+      ServiceBusMessageBatch batch = sender.createMessageBatch();
+      assertThat(batch.tryAddMessage(edge)).isFalse();
     }
+  }
+
+  private static byte[] body(int size) {
+    byte[] body = new byte[size];
+    Arrays.fill(body, (byte) 'x');
+    return body;
+  }
+
+  private void send(String queue, ServiceBusMessage message) {
+    try (ServiceBusSenderClient sender = sender(queue)) {
+      sender.sendMessage(message);
+    }
+  }
+
+  private static ServiceBusSenderClient sender(String queue) {
+    return new ServiceBusClientBuilder()
+        .connectionString(serviceBus.connectionString())
+        .sender()
+        .queueName(queue)
+        .buildClient();
   }
 
   private void startProcessor(String queue, Consumer<ServiceBusReceivedMessageContext> handler) {

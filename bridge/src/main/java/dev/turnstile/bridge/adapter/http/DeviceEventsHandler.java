@@ -61,7 +61,7 @@ final class DeviceEventsHandler {
       }
       body = RequestJson.read(buffer.getBytes());
     } catch (MalformedJsonException e) {
-      reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is not JSON: " + e.getMessage());
+      refuseJson(ctx, e);
       return;
     }
     List<Violation> violations = schema.violations(RequestJson.toVertx(body));
@@ -87,6 +87,24 @@ final class DeviceEventsHandler {
                 fail(ctx, result.cause());
               }
             });
+  }
+
+  /**
+   * Well-formed JSON past a documented bound of {@link dev.turnstile.schemas.StrictJson} is
+   * understood but refused (422, the limit as keyword, where as pointer); bytes that are not I-JSON
+   * are malformed (400).
+   */
+  private void refuseJson(RoutingContext ctx, MalformedJsonException e) {
+    if (e.limit().isEmpty()) {
+      reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is not JSON: " + e.getMessage());
+      return;
+    }
+    metrics.rejected(Kind.JSON_LIMIT_EXCEEDED.slug);
+    Problems.send(
+        ctx,
+        Kind.JSON_LIMIT_EXCEEDED,
+        "the body passes a limit: " + e.getMessage(),
+        List.of(new Violation(e.pointer().orElse(""), e.limit().get().keyword(), e.getMessage())));
   }
 
   private void reject(RoutingContext ctx, String reason, Kind kind, String detail) {

@@ -3,11 +3,15 @@ package dev.turnstile.bridge.adapter.http;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.healthchecks.CheckResult;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
@@ -17,6 +21,7 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -51,11 +56,22 @@ public final class HttpBridgeServer {
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
       Supplier<String> scrape) {
-    HttpServer httpServer = vertx.createHttpServer(new HttpServerOptions());
+    HttpConnectionLimits limits = config.connectionLimits();
+    HttpServer httpServer =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                // Without h2c, Vert.x sets up HTTP/1.1 as a connection opens, so the connection
+                // handler (and its header deadline) runs before the client sends a byte.
+                .setHttp2ClearTextEnabled(false)
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) limits.idleTimeout().toMillis()));
     HttpBridgeServer bridge = new HttpBridgeServer(httpServer);
     Router router = bridge.router(vertx, config, useCase, metrics, kafkaReachable, scrape);
+    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics);
     return httpServer
-        .requestHandler(router)
+        .connectionHandler(guard::connected)
+        .invalidRequestHandler(request -> invalidRequest(request, metrics))
+        .requestHandler(guard.guard(router))
         .listen(config.httpPort(), config.httpHost())
         .map(
             s -> {
@@ -97,7 +113,7 @@ public final class HttpBridgeServer {
                     .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(scrape.get()));
 
-    router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_JSON, metrics));
+    router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
     router.errorHandler(405, ctx -> methodNotAllowed(ctx, router));
     router.errorHandler(
@@ -114,24 +130,72 @@ public final class HttpBridgeServer {
     return router;
   }
 
+  /**
+   * A request Vert.x could not decode (bad request line or header, line or headers over Vert.x's
+   * limits of 4096 and 8192 bytes) gets the same problem+json as every other error, then the
+   * connection is closed: what follows on it cannot be trusted to start a request.
+   */
+  private static void invalidRequest(HttpServerRequest request, BridgeMetrics metrics) {
+    Throwable cause = request.decoderResult().cause();
+    Kind kind;
+    String detail;
+    if (cause instanceof TooLongHttpLineException) {
+      kind = Kind.URI_TOO_LONG;
+      detail = "the request line is longer than the bridge reads";
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      kind = Kind.HEADER_FIELDS_TOO_LARGE;
+      detail = "the header fields are larger than the bridge reads";
+    } else {
+      kind = Kind.MALFORMED_REQUEST;
+      detail =
+          "the request is not valid HTTP/1.1"
+              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+    metrics.rejected(kind.slug);
+    request.response().putHeader("Connection", "close");
+    Problems.send(request, kind, detail, null).onComplete(done -> request.connection().close());
+  }
+
   private static void problem(RoutingContext ctx, Kind kind, BridgeMetrics metrics) {
     metrics.rejected(kind.slug);
     String detail =
         switch (kind) {
           case UNSUPPORTED_MEDIA_TYPE -> "send Content-Type: application/json";
-          default -> "the request is malformed";
+          default ->
+              "the request is malformed"
+                  + (ctx.failure() == null || ctx.failure().getMessage() == null
+                      ? ""
+                      : ": " + ctx.failure().getMessage());
         };
     Problems.send(ctx, kind, detail);
   }
 
   /**
-   * 415 before the body is read, for any Content-Type that is not UTF-8 JSON. A platform handler
-   * because Vert.x runs those ahead of the body handler.
+   * 415 before the body is read, for any Content-Type that is not UTF-8 JSON, or a body with a
+   * Content-Encoding (compressed): the bridge reads bodies as sent. A platform handler because
+   * Vert.x runs those ahead of the body handler.
    */
   private record RequireJson(BridgeMetrics metrics) implements PlatformHandler {
     @Override
     public void handle(RoutingContext ctx) {
-      String problem = JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
+      String framing = framingProblem(ctx.request());
+      if (framing != null) {
+        metrics.rejected(Kind.MALFORMED_REQUEST.slug);
+        ctx.response().putHeader("Connection", "close");
+        Problems.send(ctx.request(), Kind.MALFORMED_REQUEST, framing, null)
+            .onComplete(sent -> ctx.request().connection().close());
+        return;
+      }
+      List<String> contentTypes = ctx.request().headers().getAll("Content-Type");
+      String problem =
+          contentTypes.size() > 1
+              ? "send one Content-Type, not " + contentTypes.size()
+              : JsonMediaType.problem(ctx.request().getHeader("Content-Type"));
+      String encoding = ctx.request().getHeader("Content-Encoding");
+      if (problem == null && encoding != null && !encoding.trim().equalsIgnoreCase("identity")) {
+        // RFC 9110 §15.5.16: 415 also covers a content coding the server does not accept.
+        problem = "Content-Encoding " + encoding + " is not supported: send the body uncompressed";
+      }
       if (problem == null) {
         ctx.next();
         return;
@@ -139,6 +203,26 @@ public final class HttpBridgeServer {
       metrics.rejected(Kind.UNSUPPORTED_MEDIA_TYPE.slug);
       Problems.send(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, problem);
     }
+  }
+
+  /**
+   * RFC 9112 §6.1 and §6.3: a request whose Transfer-Encoding does not end in chunked cannot be
+   * framed and must get 400 and a close; one with both Transfer-Encoding and Content-Length is the
+   * shape of request smuggling and is refused too (Netty may already have dropped the
+   * Content-Length, then the chunked body is read and the connection closed after the answer).
+   */
+  private static String framingProblem(HttpServerRequest request) {
+    String transferEncoding = request.getHeader("Transfer-Encoding");
+    if (transferEncoding == null) {
+      return null;
+    }
+    if (!transferEncoding.trim().toLowerCase(java.util.Locale.ROOT).endsWith("chunked")) {
+      return "Transfer-Encoding " + transferEncoding + " does not end in chunked";
+    }
+    if (request.getHeader("Content-Length") != null) {
+      return "both Transfer-Encoding and Content-Length";
+    }
+    return null;
   }
 
   /** RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}. */

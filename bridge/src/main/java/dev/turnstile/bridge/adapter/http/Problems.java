@@ -1,6 +1,8 @@
 package dev.turnstile.bridge.adapter.http;
 
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -18,12 +20,17 @@ final class Problems {
   /** A problem kind: its URI slug, HTTP status and title. */
   enum Kind {
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
+    MALFORMED_REQUEST("malformed-request", 400, "Malformed HTTP request"),
     INVALID_DEVICE_ID("invalid-device-id", 400, "Invalid device ID"),
     NOT_FOUND("not-found", 404, "Not found"),
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
+    REQUEST_TIMEOUT("request-timeout", 408, "Request timeout"),
     BODY_TOO_LARGE("body-too-large", 413, "Body too large"),
+    URI_TOO_LONG("uri-too-long", 414, "URI too long"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     INVALID_EVENT("invalid-event", 422, "Invalid event"),
+    HEADER_FIELDS_TOO_LARGE("header-fields-too-large", 431, "Request header fields too large"),
+    JSON_LIMIT_EXCEEDED("json-limit-exceeded", 422, "JSON beyond a documented limit"),
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),
     SATURATED("saturated", 503, "Too many events in flight"),
     NOT_WRITTEN("not-written", 500, "Event could not be written"),
@@ -45,9 +52,15 @@ final class Problems {
   }
 
   static void send(RoutingContext ctx, Kind kind, String detail, List<Violation> violations) {
-    HttpServerResponse response = ctx.response();
+    send(ctx.request(), kind, detail, violations);
+  }
+
+  /** Answers the request with the problem; the future completes once it is written. */
+  static Future<Void> send(
+      HttpServerRequest request, Kind kind, String detail, List<Violation> violations) {
+    HttpServerResponse response = request.response();
     if (response.ended() || response.closed()) {
-      return;
+      return Future.succeededFuture();
     }
     JsonObject body =
         new JsonObject()
@@ -55,7 +68,7 @@ final class Problems {
             .put("title", kind.title)
             .put("status", kind.status)
             .put("detail", detail)
-            .put("instance", ctx.request().path());
+            .put("instance", request.path());
     if (violations != null) {
       JsonArray errors = new JsonArray();
       violations.forEach(
@@ -67,6 +80,9 @@ final class Problems {
                       .put("message", v.message())));
       body.put("errors", errors);
     }
-    response.setStatusCode(kind.status).putHeader("Content-Type", CONTENT_TYPE).end(body.encode());
+    return response
+        .setStatusCode(kind.status)
+        .putHeader("Content-Type", CONTENT_TYPE)
+        .end(body.encode());
   }
 }

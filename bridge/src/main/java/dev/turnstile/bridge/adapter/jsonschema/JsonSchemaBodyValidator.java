@@ -1,9 +1,8 @@
 package dev.turnstile.bridge.adapter.jsonschema;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.application.BodyValidator;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.json.schema.Draft;
 import io.vertx.json.schema.JsonSchema;
@@ -20,7 +19,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** A body must be JSON satisfying a JSON Schema (2020-12) loaded from the classpath or a file. */
+/**
+ * A body must satisfy a JSON Schema (2020-12) loaded from the classpath or a file. The body is the
+ * tree {@link dev.turnstile.schemas.StrictJson} read, never bytes a lenient parser reads again.
+ */
 public final class JsonSchemaBodyValidator implements BodyValidator {
 
   private final Validator validator;
@@ -57,14 +59,10 @@ public final class JsonSchemaBodyValidator implements BodyValidator {
     }
   }
 
+  /** Validates a body already read by {@link dev.turnstile.schemas.StrictJson#senders()}. */
   @Override
-  public Optional<String> violation(byte[] body) {
-    Object value;
-    try {
-      value = Json.decodeValue(Buffer.buffer(body));
-    } catch (DecodeException e) {
-      return Optional.of("body is not JSON: " + e.getMessage());
-    }
+  public Optional<String> violation(JsonNode body) {
+    Object value = VertxJson.of(body);
     OutputUnit result = validator.validate(value);
     if (Boolean.TRUE.equals(result.getValid())) {
       return Optional.empty();

@@ -76,8 +76,25 @@ public interface RelayServiceBusMessageUseCase {
     /** The configured key is missing and {@code key-required} is true. */
     public static final String MISSING_KEY = "MissingKey";
 
-    /** The body does not satisfy the entity's JSON Schema (or is not JSON). */
+    /** The body does not satisfy the entity's JSON Schema. */
     public static final String SCHEMA_VIOLATION = "SchemaViolation";
+
+    /**
+     * The body (or a structured CloudEvent) had to be read as JSON and is not I-JSON: duplicate
+     * keys, content after the value, invalid UTF-8, an unpaired surrogate, not JSON at all.
+     */
+    public static final String MALFORMED_JSON = "MalformedJson";
+
+    /**
+     * Well-formed JSON past a documented bound of {@code StrictJson} (depth, lengths, exponent).
+     */
+    public static final String JSON_LIMIT_EXCEEDED = "JsonLimitExceeded";
+
+    /** A structured or AMQP-binary CloudEvent the CloudEvents 1.0 rules or Turnstile refuse. */
+    public static final String INVALID_CLOUD_EVENT = "InvalidCloudEvent";
+
+    /** A CloudEvents content type other than one event in JSON, e.g. a batch. */
+    public static final String UNSUPPORTED_CLOUD_EVENTS_FORMAT = "UnsupportedCloudEventsFormat";
 
     /** Kafka refused the record for good, e.g. larger than it accepts. */
     public static final String KAFKA_REJECTED = "KafkaRejected";

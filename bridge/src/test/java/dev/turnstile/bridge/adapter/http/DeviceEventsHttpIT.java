@@ -8,6 +8,7 @@ import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.StrictJson;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import io.cloudevents.CloudEvent;
@@ -229,6 +230,39 @@ class DeviceEventsHttpIT {
     assertThat(problem.path("detail").asText())
         .isEqualTo("the body is not JSON: unexpected end of input at line 1, column 13");
     assertThat(eventIdsWrittenFor("bad-json")).containsExactly("sentinel");
+  }
+
+  /** Issue 8, case 1: a body nested 1000 deep once stopped the topology. */
+  @Test
+  void wellFormedJsonPastALimitIs422NamingTheLimitAndWhere() throws Exception {
+    String deep = "{\"a\":".repeat(300) + "1" + "}".repeat(300);
+    String body =
+        "{\"eventId\":\"deep-1\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\","
+            + "\"attributes\":"
+            + deep
+            + "}";
+    var depth = assertProblem(post(bridge, "/api/v1/devices/limits/events", body), 422);
+    assertThat(depth.path("type").asText()).endsWith("/json-limit-exceeded");
+    assertThat(depth.path("errors").get(0).path("keyword").asText()).isEqualTo("maxDepth");
+    assertThat(depth.path("errors").get(0).path("pointer").asText())
+        .startsWith("/attributes/a/a/")
+        .hasSize("/attributes".length() + "/a".repeat(StrictJson.MAX_DEPTH - 1).length());
+    assertThat(depth.path("detail").asText()).contains("deeper than " + StrictJson.MAX_DEPTH);
+
+    String longNumber = "1" + "0".repeat(StrictJson.MAX_NUMBER_LENGTH);
+    var number =
+        assertProblem(
+            post(
+                bridge,
+                "/api/v1/devices/limits/events",
+                "{\"eventId\":\"n-1\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\","
+                    + "\"attributes\":{\"kwh\":"
+                    + longNumber
+                    + "}}"),
+            422);
+    assertThat(number.path("errors").get(0).path("keyword").asText()).isEqualTo("maxNumberLength");
+    assertThat(number.path("errors").get(0).path("pointer").asText()).isEqualTo("/attributes/kwh");
+    assertThat(eventIdsWrittenFor("limits")).containsExactly("sentinel");
   }
 
   @Test

@@ -17,17 +17,21 @@ import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.out.PublishEventPort;
+import dev.turnstile.contracttest.CloudEventsCheck;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.ServiceBusHeaders;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.BrokeredMessage;
 import dev.turnstile.testkit.servicebus.QueueOptions;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
+import io.cloudevents.CloudEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -154,6 +158,95 @@ class ServiceBusToKafkaIT {
     assertThat(header(first, ServiceBusHeaders.ENQUEUED_TIME)).isNotBlank();
     assertThat(counter("poison", "dead-lettered", "KafkaRejected")).isEqualTo(1);
     assertThat(counter("poison", "dead-lettered", "MissingKey")).isEqualTo(1);
+  }
+
+  /**
+   * Issue 8, cases 4, 5 and 7 through the real SDK: the inputs the issue reported, and CloudEvents
+   * in both of Service Bus's modes; every record on the topic reads with the standard deserializer.
+   */
+  @Test
+  void hostileJsonIsDeadLetteredAndCloudEventsKeepTheirOwnAttributes() {
+    serviceBus.createQueue("strict");
+    String first = "{\"sessionId\":\"tr-1\",\"userId\":\"u-3\",\"kwhTotal\":4.0,\"dollars\":1.00}";
+    send("strict", json(first + "\n{\"sessionId\":\"tr-1\",\"dollars\":9.99}", "trailing"));
+    send(
+        "strict",
+        json(
+            "{\"sessionId\":\"dk-1\",\"userId\":\"u-3\",\"kwhTotal\":4.0,"
+                + "\"dollars\":1.00,\"dollars\":9.99}",
+            "duplicate"));
+    send("strict", json("{\"a\":" + "[".repeat(998) + "]".repeat(998) + "}", "deep"));
+    ServiceBusMessage structured =
+        new ServiceBusMessage(
+                "{\"specversion\":\"1.0\",\"id\":\"evt-7\",\"source\":\"/eventgrid/billing\","
+                    + "\"type\":\"com.example.billing.v1\",\"time\":\"2026-01-02T03:04:05Z\","
+                    + "\"subject\":\"s-7\",\"tenant\":\"t1\","
+                    + "\"data\":{\"sessionId\":\"s-7\",\"dollars\":1.00}}")
+            .setMessageId("sb-structured")
+            .setContentType("application/cloudevents+json; charset=utf-8");
+    structured.getApplicationProperties().put("mergeKey", "s-7");
+    send("strict", structured);
+    ServiceBusMessage binary =
+        new ServiceBusMessage("{\"sessionId\":\"s-8\",\"dollars\":2.50}")
+            .setMessageId("sb-binary")
+            .setContentType("application/json");
+    binary.getApplicationProperties().put("cloudEvents:specversion", "1.0");
+    binary.getApplicationProperties().put("cloudEvents:id", "evt-8");
+    binary.getApplicationProperties().put("cloudEvents:source", "/meters/8");
+    binary.getApplicationProperties().put("cloudEvents:type", "com.example.reading.v1");
+    binary.getApplicationProperties().put("cloudEvents:attempt", 2);
+    binary.getApplicationProperties().put("mergeKey", "s-8");
+    send("strict", binary);
+    send("strict", json(first, "plain"));
+
+    startSource(queue("strict", "strict.raw.v1"), UnaryOperator.identity());
+
+    await().atMost(WAIT).until(() -> serviceBus.deadLetters("strict").size() == 3);
+    await().atMost(WAIT).until(() -> serviceBus.completedCount("strict") == 3);
+    Map<String, BrokeredMessage> dead =
+        serviceBus.deadLetters("strict").stream()
+            .collect(Collectors.toMap(BrokeredMessage::messageId, m -> m));
+    assertThat(dead.get("trailing").deadLetterReason()).isEqualTo("MalformedJson");
+    assertThat(dead.get("trailing").deadLetterErrorDescription())
+        .contains("unexpected content after the JSON value");
+    assertThat(dead.get("duplicate").deadLetterReason()).isEqualTo("MalformedJson");
+    assertThat(dead.get("duplicate").deadLetterErrorDescription())
+        .contains("duplicate key \"dollars\"");
+    assertThat(dead.get("deep").deadLetterReason()).isEqualTo("JsonLimitExceeded");
+    assertThat(dead.get("deep").deadLetterErrorDescription()).contains("maxDepth");
+
+    List<ConsumerRecord<String, byte[]>> records =
+        RawTopic.readAll(kafka.bootstrapServers(), "strict.raw.v1");
+    Map<String, CloudEvent> events = new HashMap<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      CloudEvent event =
+          CloudEventsCheck.assertBinaryCloudEvent(record.topic(), record.headers(), record.value());
+      events.put(event.getId(), event);
+    }
+    assertThat(events).containsOnlyKeys("evt-7", "evt-8", "plain");
+    CloudEvent fromEventGrid = events.get("evt-7");
+    assertThat(fromEventGrid.getSource().toString()).isEqualTo("/eventgrid/billing");
+    assertThat(fromEventGrid.getType()).isEqualTo("com.example.billing.v1");
+    assertThat(fromEventGrid.getTime()).isEqualTo(OffsetDateTime.parse("2026-01-02T03:04:05Z"));
+    assertThat(fromEventGrid.getSubject()).isEqualTo("s-7");
+    assertThat(fromEventGrid.getDataContentType()).isEqualTo("application/json");
+    assertThat(fromEventGrid.getExtension("tenant")).isEqualTo("t1");
+    assertThat(new String(fromEventGrid.getData().toBytes(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"sessionId\":\"s-7\",\"dollars\":1.00}");
+    assertThat(fromEventGrid.getExtension("sbsequencenumber")).isNotNull();
+    CloudEvent binaryMode = events.get("evt-8");
+    assertThat(binaryMode.getSource().toString()).isEqualTo("/meters/8");
+    assertThat(binaryMode.getType()).isEqualTo("com.example.reading.v1");
+    assertThat(binaryMode.getExtension("attempt")).isEqualTo("2");
+    ConsumerRecord<String, byte[]> binaryRecord =
+        records.stream().filter(r -> "evt-8".equals(ceId(r))).findFirst().orElseThrow();
+    assertThat(header(binaryRecord, ServiceBusHeaders.property("mergeKey"))).isEqualTo("s-8");
+    assertThat(header(binaryRecord, ServiceBusHeaders.property("cloudEvents:id"))).isNull();
+    assertThat(events.get("plain").getType()).isEqualTo(ServiceBusHeaders.MESSAGE_TYPE);
+  }
+
+  private static ServiceBusMessage json(String body, String messageId) {
+    return new ServiceBusMessage(body).setMessageId(messageId).setContentType("application/json");
   }
 
   @Test

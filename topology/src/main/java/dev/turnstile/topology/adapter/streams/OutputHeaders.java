@@ -7,6 +7,8 @@ import io.cloudevents.kafka.KafkaMessageFactory;
 import java.net.URI;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
@@ -49,7 +51,13 @@ final class OutputHeaders {
 
   /** The schema's {@code $id}: its resource file name under {@value #SCHEMA_BASE}. */
   static URI dataSchema(Topic topic) {
-    String resource = topic.valueSchema();
-    return URI.create(SCHEMA_BASE + resource.substring(resource.lastIndexOf('/') + 1));
+    return DATA_SCHEMAS.computeIfAbsent(
+        topic,
+        t -> {
+          String resource = t.valueSchema();
+          return URI.create(SCHEMA_BASE + resource.substring(resource.lastIndexOf('/') + 1));
+        });
   }
+
+  private static final Map<Topic, URI> DATA_SCHEMAS = new ConcurrentHashMap<>();
 }

@@ -1,0 +1,152 @@
+package dev.turnstile.bridge.adapter.http;
+
+import dev.turnstile.bridge.adapter.http.Problems.Kind;
+import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Bounds what a client can hold without sending a request (RFC 9110 §15.5.9 lets a server close an
+ * idle connection, or answer 408 to a request not received in time):
+ *
+ * <ul>
+ *   <li>at most {@code maxConnections} open at once; a connection past it is closed at once;
+ *   <li>a new connection must complete its first request line and headers within {@code
+ *       headerTimeout}, and every later request on a keep-alive connection within {@code
+ *       idleTimeout} of the previous request's end (once its answer is sent), or it is closed:
+ *       Vert.x has no request before the headers are read, so there is nothing to answer 408 to;
+ *   <li>once the headers are read, the body must arrive whole within {@code bodyTimeout}, or the
+ *       request gets 408 problem+json and the connection is closed;
+ *   <li>no byte read or written for {@code idleTimeout} closes the connection (Vert.x's own idle
+ *       timeout, set on the server options).
+ * </ul>
+ *
+ * <p>Per-connection timers run on the connection's event loop; a connection's state goes with it.
+ */
+final class ConnectionGuard {
+
+  private final Vertx vertx;
+  private final HttpConnectionLimits limits;
+  private final BridgeMetrics metrics;
+  private final AtomicInteger open = new AtomicInteger();
+  private final Map<HttpConnection, Watch> watches = new ConcurrentHashMap<>();
+
+  ConnectionGuard(Vertx vertx, HttpConnectionLimits limits, BridgeMetrics metrics) {
+    this.vertx = vertx;
+    this.limits = limits;
+    this.metrics = metrics;
+  }
+
+  /** Connections open now, as counted by this guard. */
+  int openConnections() {
+    return open.get();
+  }
+
+  /** The server's connection handler. */
+  void connected(HttpConnection connection) {
+    if (open.incrementAndGet() > limits.maxConnections()) {
+      open.decrementAndGet();
+      metrics.rejected("connection-limit");
+      connection.close();
+      return;
+    }
+    Watch watch = new Watch(connection);
+    watches.put(connection, watch);
+    connection.closeHandler(
+        closed -> {
+          open.decrementAndGet();
+          watches.remove(connection);
+          watch.close();
+        });
+    watch.awaitHeaders(limits.headerTimeout().toMillis());
+  }
+
+  /** Wraps the server's request handler with the body deadline. */
+  Handler<HttpServerRequest> guard(Handler<HttpServerRequest> requests) {
+    return request -> {
+      Watch watch = watches.get(request.connection());
+      if (watch != null) {
+        watch.requestStarted(request);
+      }
+      requests.handle(request);
+    };
+  }
+
+  /** One connection's deadline: headers of the next request, or the body of the current one. */
+  private final class Watch {
+    private final HttpConnection connection;
+    private HttpServerRequest current;
+    private long timer = -1;
+    private boolean closed;
+
+    Watch(HttpConnection connection) {
+      this.connection = connection;
+    }
+
+    void awaitHeaders(long millis) {
+      cancel();
+      if (closed) {
+        return;
+      }
+      timer = vertx.setTimer(millis, id -> headersLate());
+    }
+
+    void requestStarted(HttpServerRequest request) {
+      cancel();
+      current = request;
+      timer = vertx.setTimer(limits.bodyTimeout().toMillis(), id -> bodyLate(request));
+      request
+          .end()
+          .onComplete(
+              read -> {
+                if (read.succeeded() && current == request) {
+                  awaitHeaders(limits.idleTimeout().toMillis());
+                }
+              });
+    }
+
+    private void headersLate() {
+      timer = -1;
+      if (current != null && !current.response().ended()) {
+        // The answer to the last request is still being worked out (Kafka's ack): not idle.
+        awaitHeaders(limits.idleTimeout().toMillis());
+        return;
+      }
+      metrics.rejected("header-timeout");
+      connection.close();
+    }
+
+    private void bodyLate(HttpServerRequest request) {
+      timer = -1;
+      if (request.isEnded() || request.response().ended() || request.response().closed()) {
+        return;
+      }
+      metrics.rejected(Kind.REQUEST_TIMEOUT.slug);
+      request.response().putHeader("Connection", "close");
+      Problems.send(
+              request,
+              Kind.REQUEST_TIMEOUT,
+              "the body did not arrive within " + limits.bodyTimeout().toMillis() + " ms",
+              null)
+          .onComplete(sent -> connection.close());
+    }
+
+    void close() {
+      closed = true;
+      cancel();
+    }
+
+    void cancel() {
+      if (timer >= 0) {
+        vertx.cancelTimer(timer);
+        timer = -1;
+      }
+    }
+  }
+}
