@@ -1,6 +1,7 @@
 package dev.turnstile.runtime.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.schemas.TopicCatalogue;
@@ -52,14 +53,20 @@ class TopicsCommandIT {
     }
   }
 
+  /** Metadata of a just-created topic reaches the broker a moment after the create returns. */
+  static Map<String, ObservedTopic> describeAll(String prefix) {
+    return await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> describe(prefix), topics -> topics.size() == TopicCatalogue.ALL.size());
+  }
+
   @Test
   void createsEveryCatalogueTopicOnceAndThenFindsThemAsDeclared() throws Exception {
     Run first = run("--bootstrap", kafka.bootstrapServers(), "--prefix", "a.", "--replicas", "1");
 
     assertThat(first.exitCode()).as(first.err()).isEqualTo(ExitCode.OK);
     assertThat(first.out()).contains("created  a.device-events.raw.v1");
-    Map<String, ObservedTopic> topics = describe("a.");
-    assertThat(topics).hasSize(TopicCatalogue.ALL.size());
+    Map<String, ObservedTopic> topics = describeAll("a.");
     ObservedTopic raw = topics.get("a.device-events.raw.v1");
     assertThat(raw.partitions()).isEqualTo(6);
     assertThat(raw.configs())
@@ -137,7 +144,7 @@ class TopicsCommandIT {
     Run run = run("--config", file.toString(), "--replicas", "1");
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
-    assertThat(describe("e.")).hasSize(TopicCatalogue.ALL.size());
+    assertThat(describeAll("e.")).hasSize(TopicCatalogue.ALL.size());
   }
 
   @Test
