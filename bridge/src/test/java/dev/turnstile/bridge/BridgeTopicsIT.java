@@ -74,6 +74,11 @@ class BridgeTopicsIT {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A just-created topic's metadata reaches the broker a moment after the create returns. */
+  static void awaitReady(BridgeApplication bridge) {
+    await().atMost(Duration.ofSeconds(20)).until(() -> ready(bridge).statusCode() == 200);
+  }
+
   static HttpResponse<String> post(BridgeApplication bridge, String eventId) throws Exception {
     String body =
         "{\"eventId\":\""
@@ -100,7 +105,7 @@ class BridgeTopicsIT {
       assertThat(topics()).noneMatch(name -> name.startsWith("missing."));
 
       createCatalogueTopics("missing.");
-      await().atMost(Duration.ofSeconds(20)).until(() -> ready(bridge).statusCode() == 200);
+      awaitReady(bridge);
       assertThat(post(bridge, "e-1").statusCode()).isEqualTo(202);
     }
   }
@@ -109,7 +114,7 @@ class BridgeTopicsIT {
   void aPartitionCountChangeMakesTheBridgeUnreadyAndStopsItsWrites() throws Exception {
     createCatalogueTopics("grown.");
     try (BridgeApplication bridge = bridge("grown.")) {
-      assertThat(ready(bridge).statusCode()).isEqualTo(200);
+      awaitReady(bridge);
       assertThat(post(bridge, "e-1").statusCode()).isEqualTo(202);
 
       try (Admin admin = kafka.admin()) {
@@ -132,6 +137,7 @@ class BridgeTopicsIT {
       throws Exception {
     createCatalogueTopics("recreated.");
     try (BridgeApplication bridge = bridge("recreated.")) {
+      awaitReady(bridge);
       assertThat(post(bridge, "e-1").statusCode()).isEqualTo(202);
       assertThat(post(bridge, "e-1").statusCode()).isEqualTo(200);
 
@@ -142,7 +148,7 @@ class BridgeTopicsIT {
           .atMost(Duration.ofSeconds(20))
           .until(() -> !topics().contains("recreated.device-events.raw.v1"));
       createCatalogueTopics("recreated.");
-      await().atMost(Duration.ofSeconds(20)).until(() -> ready(bridge).statusCode() == 200);
+      awaitReady(bridge);
 
       await()
           .atMost(Duration.ofSeconds(20))
