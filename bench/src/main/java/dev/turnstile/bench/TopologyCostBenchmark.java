@@ -21,7 +21,6 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.Topology;
@@ -84,7 +83,8 @@ final class TopologyCostBenchmark {
                     "kafka.bootstrap.servers", "unused:9092",
                     "topology.state-dir", stateDir.toString(),
                     "topology.application-id", "bench")));
-    Topology topology = passThrough ? passThrough(config) : TurnstileTopology.build(config);
+    Topology topology =
+        passThrough ? StreamsCandidate.passThrough(config) : TurnstileTopology.build(config);
     Instant start = Instant.parse("2026-11-30T00:00:00Z");
     try (TopologyTestDriver driver =
         new TopologyTestDriver(topology, TopologyApplication.streamsProperties(config), start)) {
@@ -152,22 +152,6 @@ final class TopologyCostBenchmark {
           .createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer())
           .readRecordsToList();
     }
-  }
-
-  private static Topology passThrough(TopologyConfig config) {
-    Topology topology = new Topology();
-    topology.addSource(
-        "source",
-        Serdes.String().deserializer(),
-        Serdes.ByteArray().deserializer(),
-        config.topic(TopicCatalogue.DEVICE_EVENTS_RAW));
-    topology.addSink(
-        "sink",
-        config.topic(TopicCatalogue.DEVICE_SESSIONS),
-        Serdes.String().serializer(),
-        Serdes.ByteArray().serializer(),
-        "source");
-    return topology;
   }
 
   private TopologyCostBenchmark() {}
