@@ -135,11 +135,11 @@ public final class TopologyApplication implements AutoCloseable {
         RejectingExceptionHandler.class);
     p.put(RejectingExceptionHandler.REJECTED_TOPIC, config.topic(TopicCatalogue.REJECTED_EVENTS));
     p.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, UsableTimestampExtractor.class);
-    // Transactional state stores (KIP-892): measured with RestoreTimeBenchmark, processing ran
-    // about 8x faster (no store flush on every EOS commit), a clean restart kept its state
-    // instead of wiping every task, and a restore from an empty state dir took no longer. An
-    // override (kafka.streams.enable.transactional.statestores=false) can turn them off.
-    p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+    // Not transactional state stores, though RestoreTimeBenchmark measured them ~8x faster with a
+    // clean restart that keeps its state: in Kafka 4.4 reading their uncommitted-bytes metric
+    // while a store closes (shutdown, rebalance) crashed the JVM (SIGSEGV in
+    // WriteBatch.getDataSize, seen under a metrics scrape). Overridable per deployment with
+    // kafka.streams.enable.transactional.statestores=true.
     // The model refuses overrides of the keys above that exactly-once depends on.
     p.putAll(config.kafkaCommon());
     p.putAll(config.streamsOverrides());
