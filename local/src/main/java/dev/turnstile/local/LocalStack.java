@@ -130,18 +130,21 @@ final class LocalStack implements AutoCloseable {
   }
 
   /**
-   * The overrides meant for one process: its own keys ({@code bridge.*} or {@code topology.*}) and
-   * the shared ones ({@code kafka.*}, {@code topic.prefix}); each process refuses the other's keys
-   * as unknown.
+   * The overrides meant for one process: its own keys ({@code bridge.*} and {@code
+   * kafka.producer.*}, or {@code topology.*} and {@code kafka.streams.*}) and the shared ones
+   * ({@code kafka.*}, {@code topic.prefix}); each process refuses the other's keys as unknown.
    */
   static Map<String, String> forProcess(Map<String, String> overrides, String ownPrefix) {
     Map<String, String> mine = new HashMap<>();
     overrides.forEach(
         (key, value) -> {
-          boolean other =
-              (key.startsWith("bridge.") || key.startsWith("topology."))
-                  && !key.startsWith(ownPrefix);
-          if (!other) {
+          String owner =
+              key.startsWith("bridge.") || key.startsWith("kafka.producer.")
+                  ? "bridge."
+                  : key.startsWith("topology.") || key.startsWith("kafka.streams.")
+                      ? "topology."
+                      : ownPrefix;
+          if (owner.equals(ownPrefix)) {
             mine.put(key, value);
           }
         });
