@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * Runs the topology against an existing Kafka: {@code turnstile-topology [--config FILE]
  * [--check-config] [--help]}. Exit codes are {@link ExitCode}'s: 2 for a bad command line or
  * configuration (one line per key, no stack trace), 3 when the topics are not as declared, 1 when
- * Kafka Streams failed, 0 after SIGTERM.
+ * Kafka Streams failed; after SIGTERM it drains and the JVM ends with 143.
  */
 public final class TopologyMain {
 

@@ -3,7 +3,10 @@ package dev.turnstile.runtime.cli;
 /** The exit codes of every Turnstile command, so that a supervisor can tell the cases apart. */
 public final class ExitCode {
 
-  /** Done, or stopped on request (SIGTERM). */
+  /**
+   * Done ({@code --help}, {@code --check-config}, {@code turnstile topics}); a process stopped by
+   * SIGTERM ends with the JVM's 143 after draining.
+   */
   public static final int OK = 0;
 
   /** A failure while running: Kafka Streams failed, Kafka refused a request. */

@@ -80,7 +80,7 @@ public final class ProcessCommandLine<T> {
             "",
             "Configuration keys, their defaults and valid values: README.md, section"
                 + " \"Configuration\".",
-            "Exit codes: 0 stopped on request, 1 failed while running, 2 bad command line or"
+            "Exit codes: 143 stopped by SIGTERM (after draining), 1 failed while running, 2 bad command line or"
                 + " configuration, 3 topics missing or not as the catalogue declares.");
     try {
       line.parseArgs(args);
