@@ -29,7 +29,11 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {Bench.TopologyCommand.class, Bench.CostCommand.class},
+    subcommands = {
+      Bench.TopologyCommand.class,
+      Bench.CostCommand.class,
+      Bench.RestoreCommand.class
+    },
     description = "Benchmarks on a real broker, with baselines measured in the same run.")
 public final class Bench implements Runnable {
 
@@ -254,5 +258,26 @@ public final class Bench implements Runnable {
     Arrays.sort(v);
     int n = v.length;
     return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  @Command(
+      name = "restore",
+      mixinStandardHelpOptions = true,
+      description =
+          "How long a topology process with an empty state directory takes to become ready when"
+              + " its stores remember --events event ids, with and without"
+              + " enable.transactional.statestores (in-process broker).")
+  static final class RestoreCommand implements Callable<Integer> {
+    @Option(names = "--events", description = "remembered events (default: ${DEFAULT-VALUE})")
+    int events = 1_000_000;
+
+    @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
+    int devices = 1_000;
+
+    @Override
+    public Integer call() throws Exception {
+      RestoreTimeBenchmark.main(new String[] {Integer.toString(events), Integer.toString(devices)});
+      return 0;
+    }
   }
 }
