@@ -65,6 +65,13 @@ public final class Bench implements Runnable {
     double resendFraction = 0.1;
 
     @Option(
+        names = "--billing",
+        description =
+            "also one billing message per session on Service Bus's raw topic, so sessions settle"
+                + " through merge and post-merge (the topology's events then count both)")
+    boolean billing;
+
+    @Option(
         names = "--runs",
         description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
     int runs = 3;
@@ -109,6 +116,7 @@ public final class Bench implements Runnable {
               events,
               devices,
               resendFraction,
+              billing,
               runs,
               candidates.stream().map(StreamsCandidate::of).toList(),
               profiled,
