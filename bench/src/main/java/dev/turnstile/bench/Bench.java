@@ -72,6 +72,19 @@ public final class Bench implements Runnable {
     boolean billing;
 
     @Option(
+        names = "--checkpoints",
+        split = ",",
+        description =
+            "print the cost per record in a window after this many records were processed"
+                + " (e.g. 100000,1000000,10000000: does the cost grow with the ids remembered?)")
+    List<Long> checkpoints = List.of();
+
+    @Option(
+        names = "--window",
+        description = "records per checkpoint window (default: ${DEFAULT-VALUE})")
+    long window = 200_000;
+
+    @Option(
         names = "--runs",
         description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
     int runs = 3;
@@ -117,6 +130,8 @@ public final class Bench implements Runnable {
               devices,
               resendFraction,
               billing,
+              checkpoints,
+              window,
               runs,
               candidates.stream().map(StreamsCandidate::of).toList(),
               profiled,

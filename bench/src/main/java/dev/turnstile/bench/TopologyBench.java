@@ -32,6 +32,8 @@ final class TopologyBench {
       int devices,
       double resendFraction,
       boolean billing,
+      List<Long> checkpoints,
+      long window,
       int runs,
       List<StreamsCandidate> candidates,
       Set<StreamsCandidate> profiled,
@@ -154,7 +156,16 @@ final class TopologyBench {
             args,
             settings.workDir().resolve("logs").resolve(appId + ".log"))) {
       child.await("STARTED", Duration.ofMinutes(2));
-      awaitDrained(broker, appId, inputEnd, candidate == StreamsCandidate.TURNSTILE);
+      List<Sample> samples = new ArrayList<>();
+      awaitDrained(
+          broker,
+          appId,
+          inputEnd,
+          candidate == StreamsCandidate.TURNSTILE,
+          processed -> samples.add(new Sample(System.nanoTime(), child.cpuNanos(), processed)));
+      if (!settings.checkpoints().isEmpty()) {
+        printCostAtCheckpoints(candidate, samples);
+      }
       double seconds = (System.nanoTime() - began) / 1e9;
       long appCpu = child.cpuNanos();
       long rss = child.rssBytes();
@@ -198,13 +209,19 @@ final class TopologyBench {
    * an offset the group never commits past) and unchanged for a second.
    */
   private static void awaitDrained(
-      Broker broker, String group, Map<TopicPartition, Long> inputEnd, boolean hops) {
-    long deadline = System.nanoTime() + Duration.ofHours(2).toNanos();
+      Broker broker,
+      String group,
+      Map<TopicPartition, Long> inputEnd,
+      boolean hops,
+      java.util.function.LongConsumer progress) {
+    long deadline = System.nanoTime() + Duration.ofHours(6).toNanos();
     Map<TopicPartition, Long> lastHopEnd = Map.of();
     int stable = 0;
     while (System.nanoTime() < deadline) {
       Broker.pause();
       Map<TopicPartition, Long> committed = broker.committed(group);
+      progress.accept(
+          inputEnd.keySet().stream().mapToLong(tp -> committed.getOrDefault(tp, 0L)).sum());
       boolean inputDone =
           inputEnd.entrySet().stream()
               .allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue());
@@ -225,6 +242,37 @@ final class TopologyBench {
       }
     }
     throw new IllegalStateException(group + " did not drain its input in time");
+  }
+
+  /** When the harness looked: wall time, the candidate's CPU, input records committed. */
+  private record Sample(long nanos, long cpuNanos, long processed) {}
+
+  /**
+   * Per-event cost in a window of {@link Settings#window()} input records starting at each
+   * checkpoint (records already processed, hence ids already remembered): shows whether the cost
+   * grows with the state, within one run on one input.
+   */
+  private void printCostAtCheckpoints(StreamsCandidate candidate, List<Sample> samples) {
+    System.out.printf(
+        "  %s: cost by records already processed (windows of %,d records)%n",
+        candidate.label, settings.window());
+    for (long checkpoint : settings.checkpoints()) {
+      Sample from = firstAtLeast(samples, checkpoint);
+      Sample to = firstAtLeast(samples, checkpoint + settings.window());
+      if (from == null || to == null || to.processed() == from.processed()) {
+        System.out.printf("    %,12d  (not reached)%n", checkpoint);
+        continue;
+      }
+      long records = to.processed() - from.processed();
+      double seconds = (to.nanos() - from.nanos()) / 1e9;
+      System.out.printf(
+          "    %,12d  %,10.0f records/s  %7.1f µs CPU/record%n",
+          checkpoint, records / seconds, (to.cpuNanos() - from.cpuNanos()) / 1e3 / records);
+    }
+  }
+
+  private static Sample firstAtLeast(List<Sample> samples, long processed) {
+    return samples.stream().filter(s -> s.processed() >= processed).findFirst().orElse(null);
   }
 
   static long size(Path dir) {

@@ -3,6 +3,7 @@ package dev.turnstile.topology.config;
 import com.fasterxml.jackson.core.JsonPointer;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.config.Settings;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -23,7 +24,8 @@ public record MergeSettings(
     Optional<JsonPointer> versionPointer,
     boolean sessionsEnabled,
     int maxDocumentBytes,
-    int maxPatches) {
+    int maxPatches,
+    Duration retention) {
 
   /**
    * Largest state-store value the merge stage may write: its changelog record must fit Kafka's
@@ -46,7 +48,8 @@ public record MergeSettings(
             pointer(s, "topology.merge.servicebus.version-pointer"),
             s.bool("topology.merge.sessions.enabled"),
             s.integer("topology.merge.max-document-bytes"),
-            s.integer("topology.merge.max-patches"));
+            s.integer("topology.merge.max-patches"),
+            s.millis("topology.merge.retention-ms"));
     long worstCase = (long) (settings.maxPatches() + 1) * settings.maxDocumentBytes();
     if (worstCase > MAX_STORED_STATE_BYTES) {
       throw InvalidConfigurationException.of(

@@ -323,6 +323,18 @@ public final class TopologyConfigModel {
         "patches kept per key before the oldest is folded into the base;"
             + " (max-patches + 1) × max-document-bytes must stay under 900 KiB so that one key's"
             + " changelog record fits Kafka's 1 MiB default (checked at start-up)");
+    def(
+        d,
+        g,
+        o,
+        "topology.merge.retention-ms",
+        Type.LONG,
+        30L * 86_400_000,
+        Range.atLeast(60_000),
+        MEDIUM,
+        "how long a merge key's document is kept after its last patch (arrival time); a patch"
+            + " after that starts a new document. Bounds the merge state, which otherwise grows"
+            + " with every key ever merged");
     g = GROUP_ROCKSDB;
     o[0] = 0;
     def(

@@ -7,16 +7,16 @@ import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.merge.MergeOutcome;
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.merge.MergeState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
-import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
  * merge-result id).
  *
- * <p>State: {@code merge-store}, merge key to {@link StoredMergeState} (JSON). Its input is
+ * <p>State: {@code merge-store} ({@link RecentKeys}), merge key to {@link StoredMergeState} (JSON),
+ * kept for {@code topology.merge.retention-ms} after the key's last patch: a patch after that
+ * starts a new document, so the state does not grow with every key ever merged. Its input is
  * partitioned by merge key, so one key's patches from every source meet in this task.
  *
  * <p>A duplicate patch (same source and event id as a retained one) has no effect and publishes
@@ -44,13 +46,16 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   private final int maxStateBytes;
   private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
   private final JsonSerde<StoredMergeState> stateSerde = new JsonSerde<>(StoredMergeState.class);
+  private final Duration retention;
   private ProcessorContext<String, Object> context;
-  private KeyValueStore<String, byte[]> states;
+  private RecentKeys states;
 
-  private MergeProcessor(int maxPatches, int maxDocumentBytes, int maxStateBytes) {
+  private MergeProcessor(
+      int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
     this.maxPatches = maxPatches;
     this.maxDocumentBytes = maxDocumentBytes;
     this.maxStateBytes = maxStateBytes;
+    this.retention = retention;
   }
 
   /**
@@ -59,15 +64,13 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
    *     stays writable
    */
   static ProcessorSupplier<String, byte[], String, Object> supplier(
-      int maxPatches, int maxDocumentBytes, int maxStateBytes) {
+      int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
     // Values are the state's JSON bytes: serialised once per patch, for the bound and the store.
-    StoreBuilder<KeyValueStore<String, byte[]>> store =
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(Names.MERGE_STORE), Serdes.String(), Serdes.ByteArray());
+    StoreBuilder<?> store = RecentKeys.storeBuilder(Names.MERGE_STORE, retention);
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, byte[], String, Object> get() {
-        return new MergeProcessor(maxPatches, maxDocumentBytes, maxStateBytes);
+        return new MergeProcessor(maxPatches, maxDocumentBytes, maxStateBytes, retention);
       }
 
       @Override
@@ -80,7 +83,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.states = context.getStateStore(Names.MERGE_STORE);
+    this.states = new RecentKeys(context.getStateStore(Names.MERGE_STORE), retention);
   }
 
   @Override
@@ -90,7 +93,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
       return;
     }
     String mergeKey = record.key();
-    MergeState state = load(mergeKey);
+    MergeState state = load(mergeKey, stamp(record));
     MergeOutcome outcome = state.apply(input.patch());
     if (outcome instanceof MergeOutcome.Applied applied) {
       publish(record, applied);
@@ -126,11 +129,29 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
     return input;
   }
 
-  private MergeState load(String mergeKey) {
-    byte[] stored = states.get(mergeKey);
-    return stored == null
-        ? MergeState.empty(mergeKey, maxPatches)
-        : stateSerde.deserializer().deserialize(null, stored).restore(mergeKey, maxPatches);
+  /**
+   * When a key's state is written and looked up: never earlier than stream time, so each write of a
+   * key lands in the same or a newer bucket of {@link RecentKeys} and the newest bucket holds the
+   * current state (the record timestamps of two sources are not in processing order).
+   */
+  private long stamp(Record<String, byte[]> record) {
+    return Math.max(record.timestamp(), context.currentStreamTimeMs());
+  }
+
+  private MergeState load(String mergeKey, long at) {
+    return states
+        .find(key(mergeKey), at)
+        .map(
+            e ->
+                stateSerde
+                    .deserializer()
+                    .deserialize(null, e.payload())
+                    .restore(mergeKey, maxPatches))
+        .orElseGet(() -> MergeState.empty(mergeKey, maxPatches));
+  }
+
+  private static Bytes key(String mergeKey) {
+    return Bytes.wrap(mergeKey.getBytes(StandardCharsets.UTF_8));
   }
 
   private void publish(Record<String, byte[]> record, MergeOutcome.Applied applied) {
@@ -160,7 +181,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
                   maxStateBytes));
       return;
     }
-    states.put(result.mergeKey(), state);
+    states.put(key(result.mergeKey()), state, stamp(record));
     context.forward(
         new Record<>(
             result.mergeKey(),

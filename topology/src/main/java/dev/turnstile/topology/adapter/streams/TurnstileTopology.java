@@ -127,7 +127,10 @@ public final class TurnstileTopology {
     builder.stage(
         Names.MERGE,
         MergeProcessor.supplier(
-            merge.maxPatches(), merge.maxDocumentBytes(), MergeSettings.MAX_STORED_STATE_BYTES),
+            merge.maxPatches(),
+            merge.maxDocumentBytes(),
+            MergeSettings.MAX_STORED_STATE_BYTES,
+            merge.retention()),
         Names.MERGE_INPUTS_SOURCE);
     builder.sink(Names.MERGE_RESULTS_SINK, TopicCatalogue.MERGE_RESULTS, Names.MERGE);
   }

@@ -76,6 +76,26 @@ class MergeTopologyTest {
   }
 
   @Test
+  void aKeyWithoutAPatchForTheRetentionIsForgottenAndALatePatchStartsANewDocument() {
+    try (TopologyFixture topology =
+        new TopologyFixture(stateDir, Map.of("topology.merge.retention-ms", "60000"))) {
+      byte[] first = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+      byte[] second = "{\"b\":2}".getBytes(StandardCharsets.UTF_8);
+      topology.sendServiceBus(REF, "m1", 1, REF, first, TopologyFixture.START);
+      topology.sendServiceBus(REF, "m2", 2, REF, second, TopologyFixture.START.plusSeconds(30));
+      topology.sendServiceBus(
+          REF, "m3", 3, REF, first, TopologyFixture.START.plus(java.time.Duration.ofMinutes(3)));
+
+      List<JsonNode> results =
+          topology.mergeResults.readValuesToList().stream().map(TopologyFixture::tree).toList();
+      assertThat(results)
+          .extracting(r -> r.get("contributionCount").asLong())
+          .containsExactly(1L, 2L, 1L);
+      assertThat(results.get(2).get("document")).isEqualTo(TopologyFixture.tree(first));
+    }
+  }
+
+  @Test
   void theSameBillingMessageTwiceHasOneEffect() {
     try (TopologyFixture topology = new TopologyFixture(stateDir)) {
       sendSession(topology);

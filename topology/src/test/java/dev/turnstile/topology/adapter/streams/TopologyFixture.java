@@ -104,6 +104,17 @@ final class TopologyFixture implements AutoCloseable {
    */
   void sendServiceBus(
       String key, String messageId, long sequenceNumber, String mergeKey, byte[] body) {
+    sendServiceBus(key, messageId, sequenceNumber, mergeKey, body, START);
+  }
+
+  /** {@link #sendServiceBus(String, String, long, String, byte[])} arriving at {@code arrival}. */
+  void sendServiceBus(
+      String key,
+      String messageId,
+      long sequenceNumber,
+      String mergeKey,
+      byte[] body,
+      Instant arrival) {
     RecordHeaders headers = new RecordHeaders();
     addHeader(headers, CloudEventHeaders.SPEC_VERSION, "1.0");
     addHeader(headers, CloudEventHeaders.ID, messageId);
@@ -115,7 +126,7 @@ final class TopologyFixture implements AutoCloseable {
     if (mergeKey != null) {
       addHeader(headers, ServiceBusHeaders.property("mergeKey"), mergeKey);
     }
-    serviceBus.pipeInput(new TestRecord<>(key, body, headers, START));
+    serviceBus.pipeInput(new TestRecord<>(key, body, headers, arrival));
   }
 
   private static void addHeader(RecordHeaders headers, String name, String value) {
