@@ -2,8 +2,6 @@ package dev.turnstile.bridge.application;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishException;
@@ -65,12 +63,12 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
   private final String topic;
   private final Clock clock;
   private final BridgeMetrics metrics;
-  private final Cache<EventKey, String> recentlyAccepted;
+  private final RecentlyAccepted<EventKey> recentlyAccepted;
   private final OccurredAtWindow window;
 
   /**
    * @param topic full name of {@code device-events.raw.v1} with its prefix
-   * @param cacheSize entries of the recent-accepted cache; 0 disables it
+   * @param cacheSize ids of the recent-accepted cache (the last ones acknowledged); 0 disables it
    * @param cacheTtl how long an acknowledged event is remembered
    * @param window the plausible device timestamps; outside it an event is refused
    */
@@ -90,7 +88,11 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     this.recentlyAccepted =
         cacheSize <= 0
             ? null
-            : Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(cacheTtl).build();
+            : new RecentlyAccepted<>(
+                (int) Math.min(cacheSize, Integer.MAX_VALUE), cacheTtl, System::nanoTime);
+    if (recentlyAccepted != null) {
+      metrics.bindDuplicateCache(recentlyAccepted);
+    }
   }
 
   @Override
@@ -104,7 +106,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
     EventKey key = new EventKey(event.deviceId(), event.eventId());
     String fingerprint = ContentFingerprint.of(command);
-    String first = recentlyAccepted == null ? null : recentlyAccepted.getIfPresent(key);
+    String first = recentlyAccepted == null ? null : recentlyAccepted.fingerprint(key);
     if (first != null) {
       return CompletableFuture.completedFuture(duplicate(event, !first.equals(fingerprint)));
     }
@@ -118,7 +120,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
                 throw countFailure(failure);
               }
               if (recentlyAccepted != null) {
-                recentlyAccepted.put(key, fingerprint);
+                recentlyAccepted.remember(key, fingerprint);
               }
               metrics.accepted();
               return new Accepted(

@@ -16,6 +16,9 @@ public final class BridgeMetrics {
   /** From handing a device event to the publisher to Kafka's answer; tag {@code outcome}. */
   static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
 
+  /** The {@code cache} tag of the duplicate cache's meters. */
+  static final String DUPLICATE_CACHE = "duplicate-cache";
+
   private final MeterRegistry registry;
 
   public BridgeMetrics(MeterRegistry registry) {
@@ -56,6 +59,14 @@ public final class BridgeMetrics {
             .description("Device events: from the write to Kafka's acknowledgement or failure")
             .tag("outcome", acked ? "acked" : "failed")
             .register(registry));
+  }
+
+  /**
+   * The duplicate cache's meters: {@code cache.gets}, {@code cache.puts}, {@code cache.evictions},
+   * {@code cache.size} and {@code cache.hit.ratio}, tagged {@code cache=duplicate-cache}.
+   */
+  void bindDuplicateCache(RecentlyAccepted<?> cache) {
+    cache.bindTo(registry, DUPLICATE_CACHE);
   }
 
   private void count(String outcome, String reason) {

@@ -274,6 +274,33 @@ class AcceptDeviceEventServiceTest {
         .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00");
   }
 
+  /**
+   * Issue 14: a size-bounded Caffeine cache admits by frequency (TinyLFU), so once it was full of
+   * ids seen once, the ids accepted next were turned away and their resends written again.
+   */
+  @Test
+  void everyIdAcceptedAmongTheLastSizeIsAnsweredDuplicateWhenTheCacheIsFull() throws Exception {
+    AcceptDeviceEventService service = service(1_000);
+    for (int i = 0; i < 5_000; i++) {
+      CompletableFuture<Outcome> accepted =
+          service.accept(command("e-" + i, "2014-11-18T15:40:26Z")).toCompletableFuture();
+      publisher.ackAll();
+      accepted.get();
+    }
+    int written = publisher.published.size();
+
+    int duplicates = 0;
+    for (int i = 4_000; i < 5_000; i++) {
+      CompletableFuture<Outcome> resend =
+          service.accept(command("e-" + i, "2014-11-18T15:40:26Z")).toCompletableFuture();
+      publisher.ackAll();
+      duplicates += resend.get() instanceof Duplicate ? 1 : 0;
+    }
+
+    assertThat(duplicates).isEqualTo(1_000);
+    assertThat(publisher.published).hasSize(written);
+  }
+
   @Test
   void theKafkaAckLatencyIsTimed() throws Exception {
     CompletableFuture<Outcome> outcome =
