@@ -1,8 +1,10 @@
 package dev.turnstile.bridge.application;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.function.IntSupplier;
 
 /**
  * Counts what became of device events: {@code turnstile.bridge.device.events} with tags {@code
@@ -15,6 +17,9 @@ public final class BridgeMetrics {
 
   /** From handing a device event to the publisher to Kafka's answer; tag {@code outcome}. */
   static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
+
+  /** HTTP connections open now (a gauge). */
+  static final String HTTP_CONNECTIONS = "turnstile.bridge.http.connections";
 
   /** The {@code cache} tag of the duplicate cache's meters. */
   static final String DUPLICATE_CACHE = "duplicate-cache";
@@ -45,6 +50,16 @@ public final class BridgeMetrics {
   /** Not written for a reason a retry can fix ({@code saturated}, {@code unavailable}). */
   public void unavailable(String reason) {
     count("unavailable", reason);
+  }
+
+  /**
+   * HTTP connections open now, counted across every event loop: {@code
+   * turnstile.bridge.http.connections}.
+   */
+  public void openConnections(IntSupplier open) {
+    Gauge.builder(HTTP_CONNECTIONS, open::getAsInt)
+        .description("HTTP connections open now")
+        .register(registry);
   }
 
   /** Starts timing one write; end it with {@link #kafkaAnswered}. */

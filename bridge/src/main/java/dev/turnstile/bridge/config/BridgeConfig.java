@@ -15,6 +15,8 @@ import java.util.stream.Collectors;
  * @param topicPrefix prepended to every topic name ({@link #TOPIC_PREFIX})
  * @param httpHost interface the HTTP server binds ({@link #HTTP_HOST})
  * @param httpPort HTTP port, 0 for any free port ({@link #HTTP_PORT})
+ * @param httpEventLoops HTTP server instances, each on its own event loop ({@link
+ *     #HTTP_EVENT_LOOPS})
  * @param bodyLimitBytes largest accepted request body ({@link #HTTP_BODY_LIMIT_BYTES})
  * @param retryAfterSeconds {@code Retry-After} sent with a 503 ({@link #HTTP_RETRY_AFTER_SECONDS})
  * @param connectionLimits how long and how many HTTP connections may be held ({@link
@@ -43,6 +45,7 @@ public record BridgeConfig(
     String topicPrefix,
     String httpHost,
     int httpPort,
+    int httpEventLoops,
     long bodyLimitBytes,
     int retryAfterSeconds,
     HttpConnectionLimits connectionLimits,
@@ -78,6 +81,14 @@ public record BridgeConfig(
 
   /** HTTP port, 0..65535; 0 picks any free port. Default {@code 8080}. */
   public static final String HTTP_PORT = "bridge.http.port";
+
+  /**
+   * HTTP server instances, each on its own Vert.x event loop (one thread), all on the same port;
+   * connections are spread over them in turn. 1..1024. Default: the processors the JVM sees ({@code
+   * Runtime.availableProcessors()}, which follows a container's CPU limit): one event loop is one
+   * core's worth of HTTP work at most.
+   */
+  public static final String HTTP_EVENT_LOOPS = "bridge.http.event-loops";
 
   /** Largest request body in bytes; larger ones get 413. Default {@code 65536} (64 KiB). */
   public static final String HTTP_BODY_LIMIT_BYTES = "bridge.http.body-limit-bytes";
@@ -314,6 +325,8 @@ public record BridgeConfig(
         + httpHost
         + ", httpPort="
         + httpPort
+        + ", httpEventLoops="
+        + httpEventLoops
         + ", bodyLimitBytes="
         + bodyLimitBytes
         + ", retryAfterSeconds="

@@ -42,6 +42,7 @@ public final class BridgeConfigLoader {
           TOPIC_PREFIX,
           HTTP_HOST,
           HTTP_PORT,
+          HTTP_EVENT_LOOPS,
           HTTP_BODY_LIMIT_BYTES,
           HTTP_RETRY_AFTER_SECONDS,
           HTTP_HEADER_TIMEOUT_MS,
@@ -167,6 +168,7 @@ public final class BridgeConfigLoader {
             v.string(TOPIC_PREFIX, ""),
             v.string(HTTP_HOST, "0.0.0.0"),
             (int) v.number(HTTP_PORT, 8080, 0, 65_535),
+            (int) v.number(HTTP_EVENT_LOOPS, Runtime.getRuntime().availableProcessors(), 1, 1_024),
             v.number(HTTP_BODY_LIMIT_BYTES, 65_536, 1, Integer.MAX_VALUE),
             (int) v.number(HTTP_RETRY_AFTER_SECONDS, 5, 0, 86_400),
             new HttpConnectionLimits(

@@ -92,6 +92,27 @@ class BridgeConfigLoaderTest {
   }
 
   @Test
+  void theHttpServerRunsOnAsManyEventLoopsAsProcessorsUnlessSetOtherwise() {
+    assertThat(
+            BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"))
+                .httpEventLoops())
+        .isEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(
+            BridgeConfigLoader.load(
+                    null,
+                    Map.of(
+                        "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                        "TURNSTILE_BRIDGE_HTTP_EVENT_LOOPS", "3"))
+                .httpEventLoops())
+        .isEqualTo(3);
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.event-loops", "0")))
+        .hasMessageContaining("bridge.http.event-loops");
+  }
+
+  @Test
   void secretsAreMaskedInToString() {
     BridgeConfig config =
         BridgeConfigLoader.fromMap(

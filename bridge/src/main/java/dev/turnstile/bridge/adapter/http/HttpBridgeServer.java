@@ -7,7 +7,9 @@ import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -24,27 +26,32 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The HTTP side of the bridge: the device events route, health ({@code /health/live}, {@code
+ * The HTTP side of the bridge: the device events routes, health ({@code /health/live}, {@code
  * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json.
+ *
+ * <p>The server runs as {@link BridgeConfig#HTTP_EVENT_LOOPS} instances of one verticle, each with
+ * its own router on its own event loop, all listening on the same port: Vert.x binds the socket
+ * once and hands each new connection to the next instance in turn. A connection stays on its
+ * instance's event loop for its life, so its handlers run on one thread as before. What the
+ * instances share is thread-safe: the use case, the meters, the connection guard's count.
  */
 public final class HttpBridgeServer {
 
   static final String EVENTS_PATH = "/api/v1/devices/:deviceId/events";
 
-  private final HttpServer server;
+  private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
   private volatile boolean listening;
 
-  private HttpBridgeServer(HttpServer server) {
-    this.server = server;
-  }
+  private HttpBridgeServer() {}
 
   /**
-   * Binds the server; the future completes once it listens.
+   * Deploys the server instances; the future completes once all of them listen.
    *
    * @param kafkaReachable cached answer of whether Kafka is reachable, read by readiness
    * @param scrape the Prometheus exposition text
@@ -52,6 +59,39 @@ public final class HttpBridgeServer {
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
       BridgeConfig config,
+      AcceptDeviceEventUseCase useCase,
+      BridgeMetrics metrics,
+      BooleanSupplier kafkaReachable,
+      Supplier<String> scrape) {
+    HttpBridgeServer bridge = new HttpBridgeServer();
+    ConnectionGuard guard = new ConnectionGuard(vertx, config.connectionLimits(), metrics);
+    // Port 0 (any) would give each instance its own port; a negative port is Vert.x's "one random
+    // port, shared by every server that asks for the same negative value".
+    int port = config.httpPort() == 0 ? -1 : config.httpPort();
+    return vertx
+        .deployVerticle(
+            () ->
+                new VerticleBase() {
+                  @Override
+                  public Future<?> start() {
+                    return bridge.listen(
+                        vertx, config, port, guard, useCase, metrics, kafkaReachable, scrape);
+                  }
+                },
+            new DeploymentOptions().setInstances(config.httpEventLoops()))
+        .map(
+            deployment -> {
+              bridge.listening = true;
+              return bridge;
+            });
+  }
+
+  /** One instance: its own server and router, on the event loop of the verticle it starts in. */
+  private Future<HttpServer> listen(
+      Vertx vertx,
+      BridgeConfig config,
+      int port,
+      ConnectionGuard guard,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -65,19 +105,13 @@ public final class HttpBridgeServer {
                 .setHttp2ClearTextEnabled(false)
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout().toMillis()));
-    HttpBridgeServer bridge = new HttpBridgeServer(httpServer);
-    Router router = bridge.router(vertx, config, useCase, metrics, kafkaReachable, scrape);
-    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics);
+    servers.add(httpServer);
+    Router router = router(vertx, config, useCase, metrics, kafkaReachable, scrape);
     return httpServer
         .connectionHandler(guard::connected)
         .invalidRequestHandler(request -> invalidRequest(request, metrics))
         .requestHandler(guard.guard(router))
-        .listen(config.httpPort(), config.httpHost())
-        .map(
-            s -> {
-              bridge.listening = true;
-              return bridge;
-            });
+        .listen(port, config.httpHost());
   }
 
   private Router router(
@@ -282,12 +316,19 @@ public final class HttpBridgeServer {
 
   /** The bound port (useful when configured as 0). */
   public int port() {
-    return server.actualPort();
+    return servers.get(0).actualPort();
   }
 
-  /** Stops accepting connections and waits up to {@code timeout} for requests in progress. */
+  /**
+   * Stops accepting connections on every instance and waits up to {@code timeout} for requests in
+   * progress.
+   */
   public Future<Void> shutdown(Duration timeout) {
     listening = false;
-    return server.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return Future.all(
+            servers.stream()
+                .map(server -> server.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS))
+                .toList())
+        .mapEmpty();
   }
 }
