@@ -44,6 +44,8 @@ public final class BridgeConfigLoader {
           HTTP_PORT,
           HTTP_EVENT_LOOPS,
           HTTP_BODY_LIMIT_BYTES,
+          HTTP_BATCH_MAX_EVENTS,
+          HTTP_BATCH_BODY_LIMIT_BYTES,
           HTTP_RETRY_AFTER_SECONDS,
           HTTP_HEADER_TIMEOUT_MS,
           HTTP_BODY_TIMEOUT_MS,
@@ -170,6 +172,8 @@ public final class BridgeConfigLoader {
             (int) v.number(HTTP_PORT, 8080, 0, 65_535),
             (int) v.number(HTTP_EVENT_LOOPS, Runtime.getRuntime().availableProcessors(), 1, 1_024),
             v.number(HTTP_BODY_LIMIT_BYTES, 65_536, 1, Integer.MAX_VALUE),
+            (int) v.number(HTTP_BATCH_MAX_EVENTS, 1_000, 1, 1_000_000),
+            v.number(HTTP_BATCH_BODY_LIMIT_BYTES, 1_048_576, 1, Integer.MAX_VALUE),
             (int) v.number(HTTP_RETRY_AFTER_SECONDS, 5, 0, 86_400),
             new HttpConnectionLimits(
                 Duration.ofMillis(v.number(HTTP_HEADER_TIMEOUT_MS, 10_000, 100, 3_600_000)),
@@ -199,6 +203,18 @@ public final class BridgeConfigLoader {
               + KAFKA_ACK_TIMEOUT_MS
               + " ("
               + config.ackTimeout().toMillis()
+              + ")");
+    }
+    if (config.batchMaxEvents() > config.maxInFlight()) {
+      // A batch's writes go in flight together; a larger batch could never be taken.
+      throw new IllegalArgumentException(
+          HTTP_BATCH_MAX_EVENTS
+              + " ("
+              + config.batchMaxEvents()
+              + ") must not exceed "
+              + KAFKA_MAX_IN_FLIGHT
+              + " ("
+              + config.maxInFlight()
               + ")");
     }
     if (config.serviceBus() != null

@@ -24,6 +24,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -44,6 +45,15 @@ import java.util.function.Supplier;
 public final class HttpBridgeServer {
 
   static final String EVENTS_PATH = "/api/v1/devices/:deviceId/events";
+
+  /**
+   * The batch resource, {@code .../events:batch} (a custom method in the style of Google's
+   * AIP-136), routed by {@link #BATCH_REGEX}: a Vert.x path template would read {@code :batch} as a
+   * parameter.
+   */
+  static final String BATCH_PATH = "/api/v1/devices/:deviceId/events:batch";
+
+  static final String BATCH_REGEX = "/api/v1/devices/(?<deviceId>[^/]+)/events:batch";
 
   private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
   private volatile boolean listening;
@@ -129,6 +139,14 @@ public final class HttpBridgeServer {
         .handler(new RequireJson(metrics))
         .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
         .handler(events::handle);
+    DeviceEventBatchHandler batch =
+        new DeviceEventBatchHandler(useCase, metrics, events, config.batchMaxEvents());
+    Route batchRoute =
+        router
+            .postWithRegex(BATCH_REGEX)
+            .handler(new RequireJson(metrics))
+            .handler(BodyHandler.create(false).setBodyLimit(config.batchBodyLimitBytes()))
+            .handler(batch::handle);
 
     HealthChecks live = HealthChecks.create(vertx);
     live.register("process", promise -> promise.complete(Status.OK()));
@@ -149,15 +167,17 @@ public final class HttpBridgeServer {
 
     router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
-    router.errorHandler(405, ctx -> methodNotAllowed(ctx, router));
+    router.errorHandler(405, ctx -> methodNotAllowed(ctx, router, Map.of(batchRoute, BATCH_PATH)));
     router.errorHandler(
         413,
         ctx -> {
           metrics.rejected(Kind.BODY_TOO_LARGE.slug);
+          long limit =
+              matches(BATCH_PATH, ctx.normalizedPath())
+                  ? config.batchBodyLimitBytes()
+                  : config.bodyLimitBytes();
           Problems.send(
-              ctx,
-              Kind.BODY_TOO_LARGE,
-              "the body exceeds the limit of " + config.bodyLimitBytes() + " bytes");
+              ctx, Kind.BODY_TOO_LARGE, "the body exceeds the limit of " + limit + " bytes");
         });
     router.errorHandler(415, ctx -> problem(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, metrics));
     router.errorHandler(500, ctx -> Problems.send(ctx, Kind.INTERNAL, "unexpected error"));
@@ -259,12 +279,18 @@ public final class HttpBridgeServer {
     return null;
   }
 
-  /** RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}. */
-  private static void methodNotAllowed(RoutingContext ctx, Router router) {
+  /**
+   * RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}.
+   *
+   * @param templates the path template of each route routed by a regular expression
+   */
+  private static void methodNotAllowed(
+      RoutingContext ctx, Router router, Map<Route, String> templates) {
     String path = ctx.normalizedPath();
     Set<String> allowed = new TreeSet<>();
     for (Route route : router.getRoutes()) {
-      if (route.getPath() != null && route.methods() != null && matches(route.getPath(), path)) {
+      String template = route.getPath() != null ? route.getPath() : templates.get(route);
+      if (template != null && route.methods() != null && matches(template, path)) {
         route.methods().forEach(method -> allowed.add(method.name()));
       }
     }

@@ -15,6 +15,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,11 @@ class EventLoopsIT {
         public CompletionStage<Outcome> accept(AcceptDeviceEventCommand command) {
           handledOn.add(Thread.currentThread().getName());
           return CompletableFuture.completedFuture(new Duplicate(command.eventId(), false));
+        }
+
+        @Override
+        public CompletionStage<List<Outcome>> acceptAll(List<AcceptDeviceEventCommand> commands) {
+          throw new UnsupportedOperationException("single events only here");
         }
       };
 
