@@ -63,7 +63,7 @@ final class DeviceEventBatchHandler {
     List<Integer> indexes = new ArrayList<>();
     for (int i = 0; i < body.size(); i++) {
       JsonNode event = body.get(i);
-      List<Violation> violations = schema.violations(RequestJson.toVertx(event));
+      List<Violation> violations = schema.violations(event);
       if (violations.isEmpty()) {
         commands.add(DeviceEventsHandler.command(deviceId, event));
         indexes.add(i);

@@ -48,7 +48,7 @@ final class DeviceEventsHandler {
     if (body == null) {
       return;
     }
-    List<Violation> violations = schema.violations(RequestJson.toVertx(body));
+    List<Violation> violations = schema.violations(body);
     if (!violations.isEmpty()) {
       metrics.rejected("schema");
       Problems.send(ctx, Kind.INVALID_EVENT, "the body breaks the request schema", violations);
