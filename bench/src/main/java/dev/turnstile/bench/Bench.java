@@ -29,7 +29,12 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
-    subcommands = {Bench.TopologyCommand.class, Bench.CostCommand.class},
+    subcommands = {
+      Bench.TopologyCommand.class,
+      Bench.CostCommand.class,
+      BridgeCommand.class,
+      EndToEndCommand.class
+    },
     description = "Benchmarks on a real broker, with baselines measured in the same run.")
 public final class Bench implements Runnable {
 
