@@ -134,10 +134,11 @@ public final class Bench implements Runnable {
       Map<String, Double> brokerCpu = report.median(TopologyBench.Run::brokerCpuMicrosPerEvent);
       Map<String, Double> written = report.median(TopologyBench.Run::offsetsWrittenPerEvent);
       Map<String, Double> state = report.median(r -> (double) r.stateBytes());
+      Map<String, Double> rss = report.median(r -> (double) r.rssBytes());
       double baseline = rate.getOrDefault("pass-through", Double.NaN);
       System.out.printf(
           Locale.ROOT,
-          "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %12s %10s %14s%n",
+          "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %12s %10s %14s %9s%n",
           runs,
           events,
           "candidate",
@@ -146,7 +147,8 @@ public final class Bench implements Runnable {
           "app µs/ev",
           "broker µs/ev",
           "offs/ev",
-          "state B/id");
+          "state B/id",
+          "RSS MiB");
       ObjectNode json = Json.mapper().createObjectNode();
       json.put("benchmark", "topology");
       json.put("measuredAt", Instant.now().toString());
@@ -173,14 +175,15 @@ public final class Bench implements Runnable {
         double perId = state.get(c) / report.load().distinct();
         System.out.printf(
             Locale.ROOT,
-            "%-13s %,12.0f %10.3f %12.1f %12.1f %10.2f %14.1f%n",
+            "%-13s %,12.0f %10.3f %12.1f %12.1f %10.2f %14.1f %9.0f%n",
             c,
             rate.get(c),
             ratio,
             cpu.get(c),
             brokerCpu.get(c),
             written.get(c),
-            perId);
+            perId,
+            rss.get(c) / (1 << 20));
         medians
             .addObject()
             .put("candidate", c)
@@ -189,7 +192,8 @@ public final class Bench implements Runnable {
             .put("appCpuMicrosPerEvent", cpu.get(c))
             .put("brokerCpuMicrosPerEvent", brokerCpu.get(c))
             .put("offsetsWrittenPerEvent", written.get(c))
-            .put("stateBytesPerDistinctEvent", perId);
+            .put("stateBytesPerDistinctEvent", perId)
+            .put("residentBytes", rss.get(c));
       }
       json.set("runs", Json.mapper().valueToTree(report.runs()));
       Path results = out.resolve(name + ".json");

@@ -136,6 +136,11 @@ final class ChildJvm implements AutoCloseable {
     return ProcessCpu.nanos(process.pid());
   }
 
+  /** The child's resident memory now, bytes; -1 where unavailable. */
+  long rssBytes() {
+    return ProcessCpu.rssBytes(process.pid());
+  }
+
   /** Closes the child's stdin (the children stop on it), then waits, then kills. */
   @Override
   public void close() {

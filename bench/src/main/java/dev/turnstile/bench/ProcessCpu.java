@@ -22,5 +22,21 @@ final class ProcessCpu {
     }
   }
 
+  /**
+   * Resident set size of a process from {@code /proc/<pid>/status} (VmRSS), bytes; -1 if unknown.
+   */
+  static long rssBytes(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // gone, or not Linux
+    }
+    return -1;
+  }
+
   private ProcessCpu() {}
 }

@@ -63,7 +63,8 @@ enum StreamsCandidate {
     return () -> streams.close(Duration.ofSeconds(30));
   }
 
-  private static Topology passThrough(TopologyConfig config) {
+  /** Device events from the raw topic to {@link #OUTPUT}, nothing else. */
+  static Topology passThrough(TopologyConfig config) {
     Topology topology = new Topology();
     topology.addSource(
         "source",

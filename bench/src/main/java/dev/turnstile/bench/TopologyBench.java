@@ -49,7 +49,8 @@ final class TopologyBench {
       double appCpuMicrosPerEvent,
       double brokerCpuMicrosPerEvent,
       double offsetsWrittenPerEvent,
-      long stateBytes) {}
+      long stateBytes,
+      long rssBytes) {}
 
   private static final Set<String> INPUTS =
       Set.of(
@@ -92,7 +93,7 @@ final class TopologyBench {
           runs.add(run);
           System.out.printf(
               "round %d %-13s %,10.0f events/s  %7.1f s  app CPU %7.1f µs/event  broker CPU %6.1f"
-                  + " µs/event  %5.2f offsets written/event  state %,d B%n",
+                  + " µs/event  %5.2f offsets written/event  state %,d B  RSS %,d MiB%n",
               round,
               run.candidate(),
               run.eventsPerSecond(),
@@ -100,7 +101,8 @@ final class TopologyBench {
               run.appCpuMicrosPerEvent(),
               run.brokerCpuMicrosPerEvent(),
               run.offsetsWrittenPerEvent(),
-              run.stateBytes());
+              run.stateBytes(),
+              run.rssBytes() >> 20);
         }
       }
       return new Report(settings, load, runs);
@@ -144,6 +146,7 @@ final class TopologyBench {
       awaitDrained(broker, appId, inputEnd, candidate == StreamsCandidate.TURNSTILE);
       double seconds = (System.nanoTime() - began) / 1e9;
       long appCpu = child.cpuNanos();
+      long rss = child.rssBytes();
       long brokerCpu = broker.cpuNanos() - brokerCpu0;
       Map<TopicPartition, Long> after = writtenOffsets(broker);
       long written =
@@ -165,7 +168,8 @@ final class TopologyBench {
           appCpu / 1e3 / events,
           brokerCpu / 1e3 / events,
           (double) written / events,
-          stateBytes);
+          stateBytes,
+          rss);
     } finally {
       deleteRecursively(stateDir);
     }

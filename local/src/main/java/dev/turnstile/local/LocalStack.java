@@ -68,6 +68,8 @@ final class LocalStack implements AutoCloseable {
    * waits for it to run, then the Service Bus double and the bridge on {@code httpPort} (0 = any
    * free port). What was started is stopped again if a later step fails.
    *
+   * @param overrides configuration on top of the stack's own, for both processes; an empty value
+   *     unsets one of the stack's bridge keys (say, the billing queue's body schema)
    * @throws IllegalArgumentException when {@code httpPort} is taken, before anything starts
    */
   static LocalStack start(int httpPort, Map<String, String> overrides) throws InterruptedException {
@@ -116,6 +118,7 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
       bridgeValues.putAll(serviceBusEntity(serviceBus));
       bridgeValues.putAll(overrides);
+      bridgeValues.values().removeIf(String::isEmpty);
       BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
       return new LocalStack(
           home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge);

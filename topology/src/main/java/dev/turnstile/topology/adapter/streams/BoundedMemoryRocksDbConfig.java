@@ -62,6 +62,11 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     // filter over the memtable's whole keys answers those without searching it.
     options.setMemtablePrefixBloomSizeRatio(0.1);
     options.setMemtableWholeKeyFiltering(true);
+    // Kafka Streams sets optimize_filters_for_hits, which leaves the last level without bloom
+    // filters: right for stores whose lookups find their key, wrong for dedup, where nearly every
+    // lookup is a miss and would then read an index and a data block of the largest level, a
+    // cost that grows with the ids remembered.
+    options.setOptimizeFiltersForHits(false);
     options.setTableFormatConfig(table);
   }
 

@@ -55,8 +55,6 @@ final class DeviceSessionProcessor
   private final DeadlineIndex deadlines = new DeadlineIndex();
   private RecentKeys ended;
   private final int maxStateBytes;
-  private final JsonSerde<DeviceSessionsSnapshot> snapshotSerde =
-      new JsonSerde<>(DeviceSessionsSnapshot.class);
   private long lastProcessedWallClock = Long.MIN_VALUE / 2;
 
   private DeviceSessionProcessor(
@@ -84,8 +82,8 @@ final class DeviceSessionProcessor
       int maxDuePerPunctuation,
       boolean mergeClosedSessions,
       int maxStateBytes) {
-    // Values are the snapshot's JSON bytes: serialised once per event, for the size bound and
-    // the store alike.
+    // Values are the snapshot's SnapshotCodec bytes: written once per event, for the size bound
+    // and the store alike.
     StoreBuilder<KeyValueStore<String, byte[]>> sessionStore =
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
@@ -137,7 +135,7 @@ final class DeviceSessionProcessor
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    byte[] stored = snapshot.isEmpty() ? null : snapshotSerde.write(snapshot);
+    byte[] stored = snapshot.isEmpty() ? null : SnapshotCodec.write(snapshot);
     int size = stored == null ? 0 : stored.length;
     if (size > maxStateBytes) {
       // Not saved: the device keeps the state it had, and its changelog record stays writable.
@@ -181,18 +179,16 @@ final class DeviceSessionProcessor
 
   private DeviceSessions load(String deviceId, byte[] stored, long arrival) {
     return DeviceSessions.restore(
-        policy,
-        snapshotSerde.deserializer().deserialize(null, stored),
-        new WindowStoreEndedSessions(ended, deviceId, arrival));
+        policy, SnapshotCodec.read(stored), new WindowStoreEndedSessions(ended, deviceId, arrival));
   }
 
   private void save(String deviceId, DeviceSessions aggregate) {
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    save(deviceId, aggregate, snapshot.isEmpty() ? null : snapshotSerde.write(snapshot));
+    save(deviceId, aggregate, snapshot.isEmpty() ? null : SnapshotCodec.write(snapshot));
   }
 
   /**
-   * @param stored the snapshot's JSON, or null when the device has nothing left to keep
+   * @param stored the snapshot's stored bytes, or null when the device has nothing left to keep
    */
   private void save(String deviceId, DeviceSessions aggregate, byte[] stored) {
     if (stored == null) {
