@@ -122,13 +122,14 @@ final class EndToEndBench {
         streams.await("STARTED", Duration.ofMinutes(2));
         int port = Integer.parseInt(bridge.await("LISTENING ", Duration.ofMinutes(2)));
         // Unrecorded: both JVMs compile their paths and the topology's tasks settle here.
-        load.closedLoop(
-            port,
-            settings.connections(),
-            Duration.ZERO,
-            settings.flood(),
-            requests("w-", (i, t) -> {}));
-        awaitVisible("w-", 1, Duration.ofMinutes(3));
+        HttpLoad.Result warmUp =
+            load.closedLoop(
+                port,
+                settings.connections(),
+                Duration.ZERO,
+                settings.flood(),
+                requests("w-", (id, at) -> {}));
+        awaitVisible("w-", warmUp.answered2xx(), Duration.ofMinutes(3));
         for (int round = 1; round <= settings.runs(); round++) {
           runs.add(print(round(load, port, round)));
         }
