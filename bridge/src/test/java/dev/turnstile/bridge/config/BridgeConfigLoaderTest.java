@@ -113,6 +113,23 @@ class BridgeConfigLoaderTest {
   }
 
   @Test
+  void aBatchMayNotHoldMoreEventsThanMayBeInFlight() {
+    var defaults = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    assertThat(defaults.batchMaxEvents()).isEqualTo(1_000);
+    assertThat(defaults.batchBodyLimitBytes()).isEqualTo(1_048_576);
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "bridge.kafka.max-in-flight", "100",
+                        "bridge.http.batch.max-events", "101")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bridge.http.batch.max-events")
+        .hasMessageContaining("bridge.kafka.max-in-flight");
+  }
+
+  @Test
   void secretsAreMaskedInToString() {
     BridgeConfig config =
         BridgeConfigLoader.fromMap(
