@@ -32,6 +32,7 @@ import picocli.CommandLine.Option;
     subcommands = {
       Bench.TopologyCommand.class,
       Bench.CostCommand.class,
+      Bench.RestoreCommand.class,
       BridgeCommand.class,
       EndToEndCommand.class
     },
@@ -64,6 +65,13 @@ public final class Bench implements Runnable {
         names = "--resend-fraction",
         description = "events sent twice with the same id (default: ${DEFAULT-VALUE})")
     double resendFraction = 0.1;
+
+    @Option(
+        names = "--billing",
+        description =
+            "also one billing message per session on Service Bus's raw topic, so sessions settle"
+                + " through merge and post-merge (the topology's events then count both)")
+    boolean billing;
 
     @Option(
         names = "--runs",
@@ -110,6 +118,7 @@ public final class Bench implements Runnable {
               events,
               devices,
               resendFraction,
+              billing,
               runs,
               candidates.stream().map(StreamsCandidate::of).toList(),
               profiled,
@@ -259,5 +268,26 @@ public final class Bench implements Runnable {
     Arrays.sort(v);
     int n = v.length;
     return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  @Command(
+      name = "restore",
+      mixinStandardHelpOptions = true,
+      description =
+          "How long a topology process with an empty state directory takes to become ready when"
+              + " its stores remember --events event ids, with and without"
+              + " enable.transactional.statestores (in-process broker).")
+  static final class RestoreCommand implements Callable<Integer> {
+    @Option(names = "--events", description = "remembered events (default: ${DEFAULT-VALUE})")
+    int events = 1_000_000;
+
+    @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
+    int devices = 1_000;
+
+    @Override
+    public Integer call() throws Exception {
+      RestoreTimeBenchmark.main(new String[] {Integer.toString(events), Integer.toString(devices)});
+      return 0;
+    }
   }
 }

@@ -31,6 +31,7 @@ final class TopologyBench {
       long events,
       int devices,
       double resendFraction,
+      boolean billing,
       int runs,
       List<StreamsCandidate> candidates,
       Set<StreamsCandidate> profiled,
@@ -83,13 +84,23 @@ final class TopologyBench {
               settings.resendFraction(),
               20141118L);
       System.out.printf(
-          "loaded %,d records (%,d distinct events, %,d sessions) in %.1f s%n%n",
+          "loaded %,d records (%,d distinct events, %,d sessions) in %.1f s%n",
           load.records(), load.distinct(), load.sessions(), load.seconds());
+      long billed = 0;
+      if (settings.billing()) {
+        billed = BillingLoad.write(broker.bootstrap(), load.sessions(), settings.devices());
+        System.out.printf(
+            "loaded %,d billing messages through the bridge's Service Bus relay%n", billed);
+      }
+      System.out.println();
       List<Run> runs = new ArrayList<>();
       for (int round = 1; round <= settings.runs(); round++) {
         for (StreamsCandidate candidate : settings.candidates()) {
           resetOutputs(broker);
-          Run run = measure(broker, candidate, round, load.records());
+          // A pass-through reads device events only; the topology reads billing messages too.
+          long inputs =
+              candidate == StreamsCandidate.TURNSTILE ? load.records() + billed : load.records();
+          Run run = measure(broker, candidate, round, inputs);
           runs.add(run);
           System.out.printf(
               "round %d %-13s %,10.0f events/s  %7.1f s  app CPU %7.1f µs/event  broker CPU %6.1f"

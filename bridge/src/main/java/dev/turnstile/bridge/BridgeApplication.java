@@ -12,6 +12,8 @@ import dev.turnstile.bridge.application.OccurredAtWindow;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.ServiceBusConfig;
+import dev.turnstile.runtime.topics.TopicSpec;
+import dev.turnstile.runtime.topics.TopicWatch;
 import dev.turnstile.schemas.TopicCatalogue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -20,7 +22,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -69,22 +74,36 @@ public final class BridgeApplication implements AutoCloseable {
     LOG.info("starting the bridge with {}", config);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Clock clock = Clock.systemUTC();
+    String deviceTopic = TopicCatalogue.DEVICE_EVENTS_RAW.name(config.topicPrefix());
+    KafkaReadinessProbe readiness =
+        new KafkaReadinessProbe(
+            config.kafkaCommon(), config.readinessInterval(), new TopicWatch(topicsOf(config)));
+    readiness.bindMetrics(registry);
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
-            config.producerProperties(), config.ackTimeout(), config.maxInFlight(), clock);
+            config.producerProperties(),
+            config.ackTimeout(),
+            config.maxInFlight(),
+            clock,
+            readiness::whyNotWritable);
     publisher.bindMetrics(registry);
-    KafkaReadinessProbe readiness =
-        new KafkaReadinessProbe(config.kafkaCommon(), config.readinessInterval()).start();
     BridgeMetrics metrics = new BridgeMetrics(registry);
     AcceptDeviceEventService service =
         new AcceptDeviceEventService(
             publisher,
-            TopicCatalogue.DEVICE_EVENTS_RAW.name(config.topicPrefix()),
+            deviceTopic,
             clock,
             metrics,
             config.duplicateCacheSize(),
             config.duplicateCacheTtl(),
             new OccurredAtWindow(config.deviceMinOccurredAt(), config.deviceMaxClockSkew()));
+    readiness.onRecreated(
+        recreated -> {
+          if (recreated.contains(deviceTopic)) {
+            service.forgetAccepted();
+          }
+        });
+    readiness.start();
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
       HttpBridgeServer http =
@@ -115,6 +134,32 @@ public final class BridgeApplication implements AutoCloseable {
     }
   }
 
+  /**
+   * The topics the bridge writes: {@code device-events.raw.v1} and each Service Bus entity's topic,
+   * held to the catalogue's layout where the catalogue declares them.
+   */
+  static List<TopicSpec> topicsOf(BridgeConfig config) {
+    Map<String, TopicSpec> specs = new LinkedHashMap<>();
+    for (var topic : TopicCatalogue.ALL) {
+      if (topic.writtenBy().equals("bridge")) {
+        specs.put(
+            topic.name(config.topicPrefix()), TopicSpec.of(topic, config.topicPrefix(), (short) 0));
+      }
+    }
+    List<TopicSpec> used = new ArrayList<>();
+    used.add(specs.get(TopicCatalogue.DEVICE_EVENTS_RAW.name(config.topicPrefix())));
+    if (config.serviceBus() != null) {
+      for (ServiceBusConfig.Entity entity : config.serviceBus().entities()) {
+        TopicSpec spec =
+            specs.getOrDefault(entity.kafkaTopic(), TopicSpec.existing(entity.kafkaTopic()));
+        if (!used.contains(spec)) {
+          used.add(spec);
+        }
+      }
+    }
+    return used;
+  }
+
   private static ServiceBusMessageSource startServiceBus(
       ServiceBusConfig config,
       KafkaEventPublisher publisher,
@@ -133,7 +178,17 @@ public final class BridgeApplication implements AutoCloseable {
     }
     RelayServiceBusMessageService service =
         new RelayServiceBusMessageService(publisher, config.namespace(), routes);
-    return ServiceBusMessageSource.start(config, service, readiness::reachableSince, registry);
+    // Resume only once Kafka answers and this source's topics are writable again: resuming onto a
+    // missing topic would abandon message after message toward the dead-letter queue.
+    List<String> topics =
+        config.entities().stream().map(ServiceBusConfig.Entity::kafkaTopic).distinct().toList();
+    return ServiceBusMessageSource.start(
+        config,
+        service,
+        since ->
+            readiness.reachableSince(since)
+                && topics.stream().allMatch(t -> readiness.whyNotWritable(t) == null),
+        registry);
   }
 
   /** Whether the Service Bus source is paused because Kafka cannot take writes. */

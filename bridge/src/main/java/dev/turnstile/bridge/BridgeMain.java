@@ -2,38 +2,39 @@ package dev.turnstile.bridge;
 
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
-import java.nio.file.Path;
+import dev.turnstile.bridge.config.BridgeConfigModel;
+import dev.turnstile.runtime.cli.ProcessCommandLine;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Runs the bridge: {@code BridgeMain [--config FILE]}. Configuration from the file, then {@code
- * TURNSTILE_*} environment variables (see {@link BridgeConfigLoader}); the Service Bus source runs
- * when {@code bridge.servicebus.entities} is set. SIGTERM drains (HTTP requests, then Service Bus
- * callbacks, then Kafka writes) and stops.
+ * Runs the bridge: {@code turnstile-bridge [--config FILE] [--check-config] [--help]}.
+ * Configuration from the file, then {@code TURNSTILE_*} environment variables (see {@link
+ * BridgeConfigModel}); the Service Bus source runs when {@code bridge.servicebus.entities} is set.
+ * SIGTERM drains (HTTP requests, then Service Bus callbacks, then Kafka writes) and stops. A
+ * configuration problem ends it with exit code 2 and one line per key.
  */
 public final class BridgeMain {
+
+  static final String DESCRIPTION =
+      "Turnstile bridge: device events over HTTP and Azure Service Bus messages onto Kafka"
+          + " (acks=all, idempotent); a 2xx or a Service Bus complete only after Kafka's ack.";
 
   private BridgeMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    Path file = null;
-    for (int i = 0; i < args.length; i++) {
-      if ("--config".equals(args[i]) && i + 1 < args.length) {
-        file = Path.of(args[++i]);
-      } else {
-        System.err.println("usage: BridgeMain [--config FILE]");
-        System.exit(2);
-      }
+    ProcessCommandLine.Outcome<BridgeConfig> parsed =
+        new ProcessCommandLine<>(BridgeConfigModel.MODEL, DESCRIPTION, BridgeConfigLoader::from)
+            .parse(
+                args,
+                System.getenv(),
+                new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+                new PrintWriter(System.err, true, StandardCharsets.UTF_8));
+    if (!parsed.run()) {
+      System.exit(parsed.exitCode());
     }
-    BridgeConfig config;
-    try {
-      config = BridgeConfigLoader.load(file);
-    } catch (IllegalArgumentException e) {
-      System.err.println("configuration error: " + e.getMessage());
-      System.exit(2);
-      return;
-    }
-    BridgeApplication bridge = BridgeApplication.start(config);
+    BridgeApplication bridge = BridgeApplication.start(parsed.config());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

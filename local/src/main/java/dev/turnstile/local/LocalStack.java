@@ -91,7 +91,7 @@ final class LocalStack implements AutoCloseable {
       topologyValues.put("topology.state-dir", home.resolve("streams").toString());
       topologyValues.put("topology.num-standby-replicas", "0");
       topologyValues.put("topology.punctuate-interval-ms", "1000");
-      topologyValues.putAll(overrides);
+      topologyValues.putAll(forProcess(overrides, "topology."));
       TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
       TopologyApplication topology = TopologyApplication.start(topologyConfig);
       started.push(topology);
@@ -117,7 +117,7 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.put("bridge.http.host", "127.0.0.1");
       bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
       bridgeValues.putAll(serviceBusEntity(serviceBus));
-      bridgeValues.putAll(overrides);
+      bridgeValues.putAll(forProcess(overrides, "bridge."));
       bridgeValues.values().removeIf(String::isEmpty);
       BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
       return new LocalStack(
@@ -127,6 +127,28 @@ final class LocalStack implements AutoCloseable {
       deleteQuietly(home);
       throw e;
     }
+  }
+
+  /**
+   * The overrides meant for one process: its own keys ({@code bridge.*} and {@code
+   * kafka.producer.*}, or {@code topology.*} and {@code kafka.streams.*}) and the shared ones
+   * ({@code kafka.*}, {@code topic.prefix}); each process refuses the other's keys as unknown.
+   */
+  static Map<String, String> forProcess(Map<String, String> overrides, String ownPrefix) {
+    Map<String, String> mine = new HashMap<>();
+    overrides.forEach(
+        (key, value) -> {
+          String owner =
+              key.startsWith("bridge.") || key.startsWith("kafka.producer.")
+                  ? "bridge."
+                  : key.startsWith("topology.") || key.startsWith("kafka.streams.")
+                      ? "topology."
+                      : ownPrefix;
+          if (owner.equals(ownPrefix)) {
+            mine.put(key, value);
+          }
+        });
+    return mine;
   }
 
   private static void requireFree(int port) {

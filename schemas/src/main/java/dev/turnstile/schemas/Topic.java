@@ -56,6 +56,15 @@ public record Topic(
     return file.substring(0, file.length() - ".schema.json".length());
   }
 
+  /**
+   * {@code min.insync.replicas} for a replication factor: 2 from 3 replicas on, so that an {@code
+   * acks=all} write survives the loss of one broker while one broker may be down; none below (a
+   * single broker, or two, where 2 would stop every write during a broker restart).
+   */
+  public static java.util.OptionalInt minInSyncReplicas(int replicas) {
+    return replicas >= 3 ? java.util.OptionalInt.of(2) : java.util.OptionalInt.empty();
+  }
+
   /** Retention in milliseconds as Kafka's {@code retention.ms} wants it; -1 for forever. */
   public long retentionMs() {
     return retention == null ? -1L : retention.toMillis();

@@ -81,7 +81,7 @@ final class TopicArtifacts {
           config:
             retention.ms: %d
             cleanup.policy: %s
-        """
+        %s"""
         .formatted(
             REGENERATE,
             topic.baseName(),
@@ -90,7 +90,34 @@ final class TopicArtifacts {
             topic.partitions(),
             topic.replicationFactor(),
             topic.retentionMs(),
-            topic.cleanupPolicy());
+            topic.cleanupPolicy(),
+            Topic.minInSyncReplicas(topic.replicationFactor()).isPresent()
+                ? "    min.insync.replicas: "
+                    + Topic.minInSyncReplicas(topic.replicationFactor()).getAsInt()
+                    + "\n"
+                : "");
+  }
+
+  static Path kustomizationPath(Path repository) {
+    return repository.resolve("k8s/topics/kustomization.yaml");
+  }
+
+  /** The kustomization that lists every manifest, so {@code kubectl kustomize k8s/topics} works. */
+  static String kustomization() {
+    StringBuilder text =
+        new StringBuilder(
+            """
+            # Generated from TopicCatalogue.java; do not edit. Regenerate with:
+            # %s
+            apiVersion: kustomize.config.k8s.io/v1beta1
+            kind: Kustomization
+            resources:
+            """
+                .formatted(REGENERATE));
+    for (Topic topic : TopicCatalogue.ALL) {
+      text.append("  - ").append(topic.baseName()).append(".yaml\n");
+    }
+    return text.toString();
   }
 
   /** Rewrites the README's table and every manifest from the catalogue. */
@@ -108,6 +135,7 @@ final class TopicArtifacts {
       Files.createDirectories(file.getParent());
       Files.writeString(file, manifest(topic), StandardCharsets.UTF_8);
     }
+    Files.writeString(kustomizationPath(repository), kustomization(), StandardCharsets.UTF_8);
   }
 
   /** Index of the table's first line: the first table line after the "## Topics" heading. */

@@ -61,6 +61,11 @@ class TopicCatalogueDriftTest {
       drift.addAll(manifestDrift(topic, YAML.readTree(file.toFile())));
     }
     drift.addAll(manifestsOfNoTopic());
+    Path kustomization = TopicArtifacts.kustomizationPath(REPOSITORY);
+    if (!Files.exists(kustomization)
+        || !Files.readString(kustomization).equals(TopicArtifacts.kustomization())) {
+      drift.add("k8s/topics/kustomization.yaml does not list exactly the catalogue's manifests");
+    }
 
     assertThat(drift).as(howToFix("k8s/topics")).isEmpty();
   }
@@ -135,6 +140,11 @@ class TopicCatalogueDriftTest {
     expected.put("/spec/replicas", topic.replicationFactor());
     expected.put("/spec/config/retention.ms", topic.retentionMs());
     expected.put("/spec/config/cleanup.policy", topic.cleanupPolicy());
+    expected.put(
+        "/spec/config/min.insync.replicas",
+        Topic.minInSyncReplicas(topic.replicationFactor()).isPresent()
+            ? Topic.minInSyncReplicas(topic.replicationFactor()).getAsInt()
+            : "missing");
     List<String> drift = new ArrayList<>();
     expected.forEach(
         (pointer, value) -> {
@@ -160,7 +170,7 @@ class TopicCatalogueDriftTest {
     try (Stream<Path> files = Files.list(dir)) {
       return files
           .map(f -> f.getFileName().toString())
-          .filter(name -> !known.contains(name))
+          .filter(name -> !known.contains(name) && !name.equals("kustomization.yaml"))
           .map(name -> "k8s/topics/" + name + ": manifest of a topic not in the catalogue")
           .toList();
     }

@@ -1,48 +1,53 @@
 package dev.turnstile.topology;
 
-import dev.turnstile.topology.adapter.http.HealthServer;
+import dev.turnstile.runtime.cli.ExitCode;
+import dev.turnstile.runtime.cli.ProcessCommandLine;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
-import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
+import dev.turnstile.topology.config.TopologyConfigModel;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs the topology against an existing Kafka: {@code TopologyMain [--config FILE]}. */
+/**
+ * Runs the topology against an existing Kafka: {@code turnstile-topology [--config FILE]
+ * [--check-config] [--help]}. Exit codes are {@link ExitCode}'s: 2 for a bad command line or
+ * configuration (one line per key, no stack trace), 3 when the topics are not as declared, 1 when
+ * Kafka Streams failed; after SIGTERM it drains and the JVM ends with 143.
+ */
 public final class TopologyMain {
 
   private static final Logger LOG = LoggerFactory.getLogger(TopologyMain.class);
 
+  static final String DESCRIPTION =
+      "Turnstile topology: Kafka Streams, exactly_once_v2: dedup, device sessions, merge and"
+          + " post-merge, from the raw topics to the outputs downstream teams read.";
+
   private TopologyMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    Path file = args.length == 2 && args[0].equals("--config") ? Path.of(args[1]) : null;
-    if (args.length != 0 && file == null) {
-      System.err.println("usage: topology [--config FILE]");
-      System.exit(2);
+    ProcessCommandLine.Outcome<TopologyConfig> parsed =
+        new ProcessCommandLine<>(
+                TopologyConfigModel.MODEL,
+                DESCRIPTION,
+                settings -> TopologyConfig.from(ConfigValues.of(settings)))
+            .parse(
+                args,
+                System.getenv(),
+                new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+                new PrintWriter(System.err, true, StandardCharsets.UTF_8));
+    if (!parsed.run()) {
+      System.exit(parsed.exitCode());
     }
-    TopologyConfig config = TopologyConfig.from(ConfigValues.load(file, System.getenv()));
+    TopologyConfig config = parsed.config();
     LOG.info("starting with {}", config);
-    TopologyApplication app = TopologyApplication.start(config);
-    HealthServer health =
-        HealthServer.start(
-            config.httpHost(),
-            config.httpPort(),
-            app::live,
-            app::ready,
-            () -> app.state().name(),
-            app::scrape);
-    LOG.info("probes and metrics on port {}: /health/live /health/ready /metrics", health.port());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  app.close();
-                  health.close();
-                  stopped.countDown();
-                },
-                "topology-shutdown"));
-    stopped.await();
+    TopologyProcess process = TopologyProcess.start(config);
+    LOG.info(
+        "probes and metrics on port {}: /health/live /health/ready /metrics", process.healthPort());
+    Runtime.getRuntime().addShutdownHook(new Thread(process::close, "topology-shutdown"));
+    int code = process.awaitExit();
+    process.close();
+    System.exit(code);
   }
 }

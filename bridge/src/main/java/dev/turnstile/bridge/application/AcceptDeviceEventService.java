@@ -89,6 +89,16 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
   }
 
+  /**
+   * Forgets every acknowledged event, so that none is answered {@code 200 duplicate}: called when
+   * the topic was deleted and created again, which deleted the records the cache vouches for.
+   */
+  public void forgetAccepted() {
+    if (recentlyAccepted != null) {
+      recentlyAccepted.forgetAll();
+    }
+  }
+
   @Override
   public CompletionStage<Outcome> accept(AcceptDeviceEventCommand command) {
     DeviceEvent event;

@@ -91,6 +91,11 @@ final class RecentlyAccepted<K> {
     }
   }
 
+  /** Forgets every id (e.g. the topic was deleted and created again: nothing of it is there). */
+  synchronized void forgetAll() {
+    entries.clear();
+  }
+
   synchronized int size() {
     return entries.size();
   }

@@ -2,15 +2,14 @@ package dev.turnstile.bridge.config;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
  * The bridge's whole configuration, typed and validated. Built by {@link BridgeConfigLoader} from a
- * properties file and the environment; each key is declared once below with its meaning, unit and
- * default.
+ * properties file and the environment. Key names are below; each key's type, default, valid values
+ * and meaning are declared once in {@link BridgeConfigModel}.
  *
  * @param topicPrefix prepended to every topic name ({@link #TOPIC_PREFIX})
  * @param httpHost interface the HTTP server binds ({@link #HTTP_HOST})
@@ -88,9 +87,9 @@ public record BridgeConfig(
 
   /**
    * HTTP server instances, each on its own Vert.x event loop (one thread), all on the same port;
-   * connections are spread over them in turn. 1..1024. Default: the processors the JVM sees ({@code
-   * Runtime.availableProcessors()}, which follows a container's CPU limit): one event loop is one
-   * core's worth of HTTP work at most.
+   * connections are spread over them in turn. 0..1024; 0, the default, is one per processor the JVM
+   * sees ({@code Runtime.availableProcessors()}, which follows a container's CPU limit): one event
+   * loop is one core's worth of HTTP work at most.
    */
   public static final String HTTP_EVENT_LOOPS = "bridge.http.event-loops";
 
@@ -299,10 +298,6 @@ public record BridgeConfig(
           ENTITY_RECEIVE_MODE,
           ENTITY_SCHEMA);
 
-  /** Key names whose values are masked in {@link #toString()}. */
-  private static final java.util.List<String> SECRET_MARKERS =
-      java.util.List.of("password", "jaas", "secret", "token", "credentials", "key");
-
   public BridgeConfig {
     kafkaCommon = Map.copyOf(kafkaCommon);
     kafkaProducer = Map.copyOf(kafkaProducer);
@@ -320,17 +315,22 @@ public record BridgeConfig(
     return merged;
   }
 
-  /** Whether a key's value must not be shown (passwords, JAAS configs, tokens, keys). */
+  /**
+   * Whether a key's value must not be shown: its type is {@code PASSWORD} in the bridge's model or
+   * the Kafka client's definition (one rule, {@link dev.turnstile.runtime.config.ConfigModel}).
+   */
   public static boolean isSecret(String key) {
-    String lower = key.toLowerCase(Locale.ROOT);
-    return SECRET_MARKERS.stream()
-        .anyMatch(marker -> lower.contains(marker) && !lower.endsWith("serializer"));
+    return BridgeConfigModel.MODEL.isSecret(key);
   }
 
   private static String masked(Map<String, String> values) {
     return new TreeMap<>(values)
         .entrySet().stream()
-            .map(e -> e.getKey() + "=" + (isSecret(e.getKey()) ? "****" : e.getValue()))
+            .map(
+                e ->
+                    e.getKey()
+                        + "="
+                        + (isSecret(KAFKA_PREFIX + e.getKey()) ? "[hidden]" : e.getValue()))
             .collect(Collectors.joining(", ", "{", "}"));
   }
 

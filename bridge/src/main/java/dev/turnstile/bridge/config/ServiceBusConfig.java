@@ -69,7 +69,7 @@ public record ServiceBusConfig(
   @Override
   public String toString() {
     return "ServiceBusConfig[connectionString="
-        + (connectionString == null ? "none" : "****")
+        + (connectionString == null ? "none" : "[hidden]")
         + ", namespace="
         + namespace
         + ", localMode="

@@ -1,5 +1,10 @@
 package dev.turnstile.bridge.architecture;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameEndingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -30,6 +35,24 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.vertx..", "org.apache.kafka..", "io.cloudevents.kafka..")
+        .check(CLASSES.that(resideOutsideOfPackage("..config..")));
+  }
+
+  /**
+   * The configuration declares its keys on Kafka's own {@code ConfigDef} and checks pass-through
+   * keys against the clients' definitions; it uses nothing else of Kafka, and no Vert.x.
+   */
+  @Test
+  void theConfigurationUsesOnlyKafkasConfigDefinitions() {
+    noClasses()
+        .that()
+        .resideInAPackage("..config..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("io.vertx..", "org.apache.kafka..", "io.cloudevents.kafka..")
+                .and(not(resideInAPackage("org.apache.kafka.common.config..")))
+                .and(not(simpleNameEndingWith("ClientConfig")))
+                .and(not(simpleNameEndingWith("ProducerConfig"))))
         .check(CLASSES);
   }
 

@@ -3,6 +3,7 @@ package dev.turnstile.bridge.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.runtime.config.InvalidConfigurationException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,7 +109,7 @@ class BridgeConfigLoaderTest {
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.event-loops", "0")))
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.event-loops", "-1")))
         .hasMessageContaining("bridge.http.event-loops");
   }
 
@@ -141,7 +142,7 @@ class BridgeConfigLoaderTest {
     assertThat(config.toString())
         .doesNotContain("hunter2")
         .doesNotContain("s3cret")
-        .contains("sasl.jaas.config=****")
+        .contains("sasl.jaas.config=[hidden]")
         .contains("bootstrap.servers=k:9092");
   }
 
@@ -179,5 +180,93 @@ class BridgeConfigLoaderTest {
                         "kafka.bootstrap.servers", "k:9092",
                         "bridge.device.min-occurred-at", "2010-01-01")))
         .hasMessageContaining("bridge.device.min-occurred-at");
+  }
+
+  @Test
+  void anUnknownKeyIsRefusedWithTheNearestKnownOne() {
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.prot", "8081")))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessage("bridge.http.prot: unknown key; did you mean bridge.http.port?");
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.load(
+                    null,
+                    Map.of(
+                        "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                        "TURNSTILE_BRIDGE_HTTP_PROT", "8081")))
+        .hasMessage(
+            "TURNSTILE_BRIDGE_HTTP_PROT: sets no known key; did you mean"
+                + " TURNSTILE_BRIDGE_HTTP_PORT?");
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "kafka.producer.lingr.ms", "5")))
+        .hasMessage(
+            "kafka.producer.lingr.ms: not a setting of the producer only; did you mean"
+                + " kafka.producer.linger.ms?");
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "bridge.http.port", "70000",
+                        "bridge.kafka.ack-timeout-ms", "soon",
+                        "kafka.producer.batch.size", "big")))
+        .isInstanceOfSatisfying(
+            InvalidConfigurationException.class,
+            e ->
+                assertThat(e.problems())
+                    .containsExactly(
+                        "bridge.http.port: invalid value '70000': Value must be no more than"
+                            + " 65535",
+                        "bridge.kafka.ack-timeout-ms: invalid value 'soon': Not a number of type"
+                            + " LONG",
+                        "kafka.bootstrap.servers: is required",
+                        "kafka.producer.batch.size: invalid value 'big': Not a number of type"
+                            + " INT"));
+  }
+
+  /** Issue 8 case 9: nothing may weaken acks=all or idempotence, whatever prefix it comes by. */
+  @Test
+  void overridesThatWouldWeakenTheDeliveryGuaranteeAreRefusedByName() {
+    for (String key :
+        java.util.List.of(
+            "kafka.acks",
+            "kafka.producer.acks",
+            "kafka.enable.idempotence",
+            "kafka.producer.enable.idempotence",
+            "kafka.producer.delivery.timeout.ms",
+            "kafka.producer.transactional.id")) {
+      assertThatThrownBy(
+              () ->
+                  BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092", key, "1")))
+          .as(key)
+          .hasMessageStartingWith(key + ": cannot be set: ");
+    }
+  }
+
+  @Test
+  void secretsAreNeverEchoedInProblems() {
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "bridge.servicebus.entities", "billing",
+                        "bridge.servicebus.entity.billing.queue", "billing",
+                        "bridge.servicebus.connection-string",
+                            "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true")))
+        .hasMessageContaining("bridge.servicebus.connection-string")
+        .hasMessageNotContaining("hunter2");
+    assertThat(BridgeConfig.isSecret("bridge.servicebus.connection-string")).isTrue();
+    assertThat(BridgeConfig.isSecret("kafka.producer.ssl.keystore.password")).isTrue();
+    assertThat(BridgeConfig.isSecret("kafka.producer.key.serializer")).isFalse();
+    assertThat(BridgeConfig.isSecret("bridge.servicebus.entity.billing.key")).isFalse();
   }
 }

@@ -116,7 +116,7 @@ class ServiceBusConfigTest {
         .isEqualTo("bridge.servicebus.connection-string");
     assertThat(BridgeConfigLoader.fromMap(oneQueue()).toString())
         .doesNotContain("SharedAccessKey")
-        .contains("connectionString=****");
+        .contains("connectionString=[hidden]");
   }
 
   private static Map<String, String> base() {

@@ -1,7 +1,8 @@
 package dev.turnstile.topology.config;
 
 import com.fasterxml.jackson.core.JsonPointer;
-import dev.turnstile.topology.domain.merge.MergeState;
+import dev.turnstile.runtime.config.InvalidConfigurationException;
+import dev.turnstile.runtime.config.Settings;
 import java.util.Optional;
 
 /**
@@ -31,23 +32,24 @@ public record MergeSettings(
   public static final int MAX_STORED_STATE_BYTES = 900 * 1024;
 
   /**
-   * @throws ConfigException when the stored state of one merge key (a base document and {@code
-   *     max-patches} patches, each up to {@code max-document-bytes}) could outgrow a changelog
-   *     record: the task would then fail on every replay
+   * @throws InvalidConfigurationException when the stored state of one merge key (a base document
+   *     and {@code max-patches} patches, each up to {@code max-document-bytes}) could outgrow a
+   *     changelog record: the task would then fail on every replay
    */
   static MergeSettings from(ConfigValues values) {
+    Settings s = values.settings();
     MergeSettings settings =
         new MergeSettings(
-            values.string("topology.merge.servicebus.key-property", "mergeKey"),
-            pointer(values, "topology.merge.servicebus.key-pointer"),
-            optional(values, "topology.merge.servicebus.version-property"),
-            pointer(values, "topology.merge.servicebus.version-pointer"),
-            values.bool("topology.merge.sessions.enabled", true),
-            values.integer("topology.merge.max-document-bytes", 64 * 1024, 2),
-            values.integer("topology.merge.max-patches", MergeState.DEFAULT_MAX_PATCHES, 1));
+            s.string("topology.merge.servicebus.key-property"),
+            pointer(s, "topology.merge.servicebus.key-pointer"),
+            optional(s, "topology.merge.servicebus.version-property"),
+            pointer(s, "topology.merge.servicebus.version-pointer"),
+            s.bool("topology.merge.sessions.enabled"),
+            s.integer("topology.merge.max-document-bytes"),
+            s.integer("topology.merge.max-patches"));
     long worstCase = (long) (settings.maxPatches() + 1) * settings.maxDocumentBytes();
     if (worstCase > MAX_STORED_STATE_BYTES) {
-      throw new ConfigException(
+      throw InvalidConfigurationException.of(
           "topology.merge.max-patches",
           "× topology.merge.max-document-bytes is too large: ("
               + settings.maxPatches()
@@ -60,18 +62,13 @@ public record MergeSettings(
     return settings;
   }
 
-  private static Optional<String> optional(ConfigValues values, String key) {
-    String value = values.string(key, "");
-    return value.isEmpty() ? Optional.empty() : Optional.of(value);
+  private static Optional<String> optional(Settings s, String key) {
+    String value = s.string(key);
+    return value == null || value.isEmpty() ? Optional.empty() : Optional.of(value);
   }
 
-  private static Optional<JsonPointer> pointer(ConfigValues values, String key) {
-    Optional<String> text = optional(values, key);
-    try {
-      return text.map(JsonPointer::compile);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          key, "must be a JSON pointer such as /sessionId: " + e.getMessage());
-    }
+  /** Checked by the model's validator already. */
+  private static Optional<JsonPointer> pointer(Settings s, String key) {
+    return optional(s, key).map(JsonPointer::compile);
   }
 }

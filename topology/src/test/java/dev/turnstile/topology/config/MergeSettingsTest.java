@@ -3,6 +3,7 @@ package dev.turnstile.topology.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.runtime.config.InvalidConfigurationException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +30,10 @@ class MergeSettingsTest {
                 MergeSettings.from(
                     ConfigValues.of(
                         Map.of(
+                            "kafka.bootstrap.servers", "k:9092",
                             "topology.merge.max-patches", "64",
                             "topology.merge.max-document-bytes", "262144"))))
-        .isInstanceOf(ConfigException.class)
+        .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.max-patches")
         .hasMessageContaining("max-document-bytes");
   }
@@ -41,14 +43,20 @@ class MergeSettingsTest {
     assertThatThrownBy(
             () ->
                 MergeSettings.from(
-                    ConfigValues.of(Map.of("topology.merge.servicebus.key-pointer", "sessionId"))))
-        .isInstanceOf(ConfigException.class)
+                    ConfigValues.of(
+                        Map.of(
+                            "kafka.bootstrap.servers", "k:9092",
+                            "topology.merge.servicebus.key-pointer", "sessionId"))))
+        .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.servicebus.key-pointer");
     assertThatThrownBy(
             () ->
                 MergeSettings.from(
-                    ConfigValues.of(Map.of("topology.merge.sessions.enabled", "yes"))))
-        .isInstanceOf(ConfigException.class)
+                    ConfigValues.of(
+                        Map.of(
+                            "kafka.bootstrap.servers", "k:9092",
+                            "topology.merge.sessions.enabled", "yes"))))
+        .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.sessions.enabled");
   }
 }

@@ -3,6 +3,7 @@ package dev.turnstile.topology.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.runtime.config.InvalidConfigurationException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,11 +64,11 @@ class TopologyConfigTest {
                         Map.of(
                             "kafka.bootstrap.servers", "k:9092",
                             "topology.session.max-duration-ms", "soon"))))
-        .isInstanceOf(ConfigException.class)
+        .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.session.max-duration-ms")
         .hasMessageContaining("soon");
     assertThatThrownBy(() -> TopologyConfig.from(ConfigValues.of(Map.of())))
-        .hasMessageContaining("kafka.bootstrap.servers is required");
+        .hasMessageContaining("kafka.bootstrap.servers: is required");
   }
 
   @Test
@@ -79,6 +80,71 @@ class TopologyConfigTest {
                     "kafka.bootstrap.servers", "k:9092",
                     "kafka.streams.sasl.jaas.config", "user=me password=hunter2")));
 
-    assertThat(config.toString()).doesNotContain("hunter2").contains("sasl.jaas.config=****");
+    assertThat(config.toString()).doesNotContain("hunter2").contains("sasl.jaas.config=[hidden]");
+  }
+
+  /**
+   * Issue 8 case 9: an override that would weaken exactly-once is refused at start-up, by name,
+   * whichever prefix it comes by.
+   */
+  @Test
+  void overridesThatWouldWeakenExactlyOnceAreRefusedByName() {
+    for (String key :
+        java.util.List.of(
+            "kafka.streams.processing.guarantee",
+            "kafka.streams.isolation.level",
+            "kafka.streams.consumer.isolation.level",
+            "kafka.streams.main.consumer.isolation.level",
+            "kafka.streams.producer.enable.idempotence",
+            "kafka.streams.producer.acks",
+            "kafka.isolation.level",
+            "kafka.acks",
+            "kafka.streams.group.protocol",
+            "kafka.streams.application.id")) {
+      assertThatThrownBy(
+              () ->
+                  TopologyConfig.from(
+                      ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092", key, "x"))))
+          .as(key)
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageStartingWith(key + ": cannot be set: ");
+    }
+  }
+
+  @Test
+  void passThroughKeysAreCheckedAgainstKafkasOwnDefinitions() {
+    TopologyConfig config =
+        TopologyConfig.from(
+            ConfigValues.of(
+                Map.of(
+                    "kafka.bootstrap.servers", "k:9092",
+                    "kafka.security.protocol", "SASL_SSL",
+                    "kafka.streams.main.consumer.max.poll.records", "200",
+                    "kafka.streams.topic.min.insync.replicas", "2",
+                    "kafka.streams.turnstile.rocksdb.total.bytes", "268435456")));
+    assertThat(config.kafkaCommon()).containsEntry("security.protocol", "SASL_SSL");
+    assertThat(config.streamsOverrides())
+        .containsEntry("main.consumer.max.poll.records", "200")
+        .containsEntry("turnstile.rocksdb.total.bytes", "268435456");
+
+    assertThatThrownBy(
+            () ->
+                TopologyConfig.from(
+                    ConfigValues.of(
+                        Map.of(
+                            "kafka.bootstrap.servers", "k:9092",
+                            "kafka.streams.comit.interval.ms", "100",
+                            "kafka.streams.turnstile.rocksdb.total.bytes", "lots"))))
+        .isInstanceOfSatisfying(
+            InvalidConfigurationException.class,
+            e ->
+                assertThat(e.problems())
+                    .containsExactly(
+                        "kafka.streams.comit.interval.ms: not a setting of Kafka Streams, last"
+                            + " word (its own keys, `producer.`/`consumer.`/`admin.`-prefixed"
+                            + " client keys, `topic.` for internal topics); did you mean"
+                            + " kafka.streams.commit.interval.ms?",
+                        "kafka.streams.turnstile.rocksdb.total.bytes: invalid value 'lots': Not a"
+                            + " number of type LONG"));
   }
 }

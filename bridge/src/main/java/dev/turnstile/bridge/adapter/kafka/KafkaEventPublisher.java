@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -61,6 +62,7 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   private final Semaphore inFlight;
   private final Duration ackTimeout;
   private final Clock clock;
+  private final UnaryOperator<String> whyNotWritable;
   private volatile KafkaClientMetrics clientMetrics;
 
   /**
@@ -72,6 +74,22 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
    */
   public KafkaEventPublisher(
       Map<String, String> passThrough, Duration ackTimeout, int maxInFlight, Clock clock) {
+    this(passThrough, ackTimeout, maxInFlight, clock, topic -> null);
+  }
+
+  /**
+   * As above, and writes only to topics that {@code whyNotWritable} answers {@code null} for; a
+   * write to another topic fails at once with {@link Reason#UNAVAILABLE} and that answer. A
+   * producer's first send to a missing topic would make a broker that allows auto-creation create
+   * it with the broker's defaults, so nothing is sent before the topic is known to exist.
+   */
+  public KafkaEventPublisher(
+      Map<String, String> passThrough,
+      Duration ackTimeout,
+      int maxInFlight,
+      Clock clock,
+      UnaryOperator<String> whyNotWritable) {
+    this.whyNotWritable = whyNotWritable;
     this.producer = new KafkaProducer<>(producerConfig(passThrough, ackTimeout));
     this.ackTimeout = ackTimeout;
     this.inFlight = new Semaphore(maxInFlight);
@@ -108,6 +126,12 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   @Override
   public CompletionStage<PublishedEvent> publish(
       String topic, String key, CloudEvent event, Map<String, String> headers) {
+    String notWritable = whyNotWritable.apply(topic);
+    if (notWritable != null) {
+      return CompletableFuture.failedFuture(
+          new PublishException(
+              Reason.UNAVAILABLE, "topic " + topic + " is not as declared: " + notWritable, null));
+    }
     if (!inFlight.tryAcquire()) {
       return CompletableFuture.failedFuture(
           new PublishException(Reason.SATURATED, "too many writes in flight", null));

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.contracttest.SchemaValidator;
+import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.StrictJson;
 import dev.turnstile.schemas.TopicCatalogue;
@@ -26,7 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.NewTopic;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -52,7 +53,8 @@ class DeviceEventsHttpIT {
   @BeforeAll
   static void start() {
     kafka = EmbeddedKafka.start(null);
-    kafka.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)));
+    kafka.createTopics(
+        List.of(TopicSpec.of(TopicCatalogue.DEVICE_EVENTS_RAW, "it.", (short) 1).toNewTopic()));
     bridge =
         BridgeApplication.start(
             BridgeConfigLoader.fromMap(
@@ -68,9 +70,12 @@ class DeviceEventsHttpIT {
             Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
             new StringDeserializer(),
             new CloudEventDeserializer());
-    TopicPartition partition = new TopicPartition(TOPIC, 0);
-    consumer.assign(List.of(partition));
-    consumer.seekToBeginning(List.of(partition));
+    List<TopicPartition> partitions =
+        IntStream.range(0, TopicCatalogue.DEVICE_EVENTS_RAW.partitions())
+            .mapToObj(p -> new TopicPartition(TOPIC, p))
+            .toList();
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
   }
 
   @AfterAll
@@ -401,8 +406,8 @@ class DeviceEventsHttpIT {
   }
 
   /**
-   * The event IDs written for a device, up to a sentinel posted now: the topic has one partition,
-   * so anything the earlier requests wrote precedes the sentinel.
+   * The event IDs written for a device, up to a sentinel posted now: a device's records share one
+   * partition (keyed by deviceId), so anything the earlier requests wrote precedes the sentinel.
    */
   private static List<String> eventIdsWrittenFor(String deviceId) throws Exception {
     assertThat(

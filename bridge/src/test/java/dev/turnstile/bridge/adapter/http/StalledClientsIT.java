@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -25,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,8 +55,7 @@ class StalledClientsIT {
   static void start() {
     kafka = EmbeddedKafka.start(null);
     kafka.createTopics(
-        List.of(
-            new NewTopic("stall." + TopicCatalogue.DEVICE_EVENTS_RAW.baseName(), 1, (short) 1)));
+        List.of(TopicSpec.of(TopicCatalogue.DEVICE_EVENTS_RAW, "stall.", (short) 1).toNewTopic()));
     bridge =
         BridgeApplication.start(
             BridgeConfigLoader.fromMap(
@@ -70,6 +69,12 @@ class StalledClientsIT {
                     "bridge.http.body-timeout-ms", Long.toString(BODY_TIMEOUT_MS),
                     "bridge.http.idle-timeout-ms", Long.toString(IDLE_TIMEOUT_MS),
                     "bridge.http.max-connections", Integer.toString(MAX_CONNECTIONS))));
+    // The bridge writes only once it has seen its topic as declared (a just-created topic's
+    // metadata can lag its creation by a moment). Each check closes its connection, which would
+    // otherwise count against the connection limit tested below.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(20))
+        .until(StalledClientsIT::readyNow);
   }
 
   @AfterAll
@@ -201,6 +206,15 @@ class StalledClientsIT {
       for (Socket socket : held) {
         socket.close();
       }
+    }
+  }
+
+  private static boolean readyNow() throws IOException {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), bridge.httpPort())) {
+      socket.setSoTimeout(5_000);
+      write(socket, "GET /health/ready HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      return answer.startsWith("HTTP/1.1 200");
     }
   }
 

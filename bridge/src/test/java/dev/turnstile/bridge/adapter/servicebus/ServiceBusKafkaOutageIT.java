@@ -8,6 +8,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import com.azure.messaging.servicebus.ServiceBusSenderClient;
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.ServiceBusHeaders;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -20,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,7 +44,8 @@ class ServiceBusKafkaOutageIT {
   @BeforeAll
   static void start() {
     kafka = EmbeddedKafka.start(null);
-    kafka.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)));
+    kafka.createTopics(
+        List.of(TopicSpec.of(TopicCatalogue.SERVICEBUS_MESSAGES_RAW, "", (short) 1).toNewTopic()));
     serviceBus = ServiceBusDouble.start();
   }
 

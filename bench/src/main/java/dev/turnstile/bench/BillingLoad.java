@@ -1,0 +1,115 @@
+package dev.turnstile.bench;
+
+import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
+import dev.turnstile.bridge.application.BodyValidator;
+import dev.turnstile.bridge.application.RelayServiceBusMessageService;
+import dev.turnstile.bridge.config.KeyRule;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
+import dev.turnstile.schemas.TopicCatalogue;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Writes one billing message per session of a {@link DeviceEventLoad} to {@code
+ * servicebus-messages.raw.v1} through the bridge's own Service Bus relay (the records are what the
+ * bridge writes for a message received from the {@code billing} queue: body unchanged, CloudEvents
+ * and {@code ce_sb*} headers, {@code sb-prop-mergeKey}), so each session merges with its billing
+ * and settles on {@code post-merge.v1}.
+ */
+final class BillingLoad {
+
+  private BillingLoad() {}
+
+  /**
+   * @param sessions how many sessions the device load opened, round by round over {@code devices}
+   * @return billing messages written
+   */
+  static long write(String bootstrap, long sessions, int devices) {
+    KafkaEventPublisher publisher =
+        new KafkaEventPublisher(
+            Map.of("bootstrap.servers", bootstrap),
+            Duration.ofSeconds(30),
+            20_000,
+            Clock.systemUTC());
+    RelayServiceBusMessageService relay =
+        new RelayServiceBusMessageService(
+            publisher,
+            "bench.servicebus.windows.net",
+            Map.of(
+                "billing",
+                new RelayServiceBusMessageService.Route(
+                    TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+                    KeyRule.parse("property:mergeKey"),
+                    true,
+                    BodyValidator.NONE)));
+    Semaphore window = new Semaphore(10_000);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicLong written = new AtomicLong();
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    try {
+      for (long i = 0; i < sessions; i++) {
+        String session = (i / devices) + "-" + (i % devices);
+        byte[] body =
+            ("{\"sessionId\":\""
+                    + session
+                    + "\",\"userId\":\"u-"
+                    + (i % 97)
+                    + "\",\"kwhTotal\":"
+                    + (i % 50)
+                    + ".25,\"dollars\":"
+                    + (i % 9)
+                    + ".50}")
+                .getBytes(StandardCharsets.UTF_8);
+        ReceivedMessage message =
+            new ReceivedMessage(
+                "billing",
+                "billing",
+                "bill-" + session,
+                i + 1,
+                now,
+                0,
+                null,
+                null,
+                null,
+                null,
+                "application/json",
+                Map.of("mergeKey", session),
+                body);
+        window.acquire();
+        relay
+            .relay(message)
+            .whenComplete(
+                (settlement, error) -> {
+                  if (error != null || !(settlement instanceof Complete)) {
+                    failure.compareAndSet(
+                        null,
+                        error != null
+                            ? error
+                            : new IllegalStateException("not written: " + settlement));
+                  } else {
+                    written.incrementAndGet();
+                  }
+                  window.release();
+                });
+      }
+      window.acquire(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while loading billing", e);
+    } finally {
+      publisher.close(Duration.ofSeconds(30));
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("the billing load could not be written", failure.get());
+    }
+    return written.get();
+  }
+}

@@ -1,0 +1,536 @@
+package dev.turnstile.bridge.config;
+
+import static dev.turnstile.bridge.config.BridgeConfig.*;
+import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
+import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
+import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+
+import dev.turnstile.runtime.config.ConfigModel;
+import dev.turnstile.runtime.config.PassThrough;
+import dev.turnstile.runtime.config.Template;
+import dev.turnstile.schemas.TopicCatalogue;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Every configuration key of the bridge, declared once: type, default, valid values, meaning, and
+ * whether it is secret ({@link Type#PASSWORD}). The README's bridge tables are generated from it.
+ * Long by nature: one declaration per key, and nothing else.
+ */
+public final class BridgeConfigModel {
+
+  static final String GROUP_BRIDGE = "Bridge";
+  static final String GROUP_SERVICEBUS =
+      "Service Bus (the source starts only when `bridge.servicebus.entities` is set)";
+
+  private BridgeConfigModel() {}
+
+  private static ConfigDef keys() {
+    ConfigDef d = new ConfigDef();
+    String g = GROUP_BRIDGE;
+    int o = 0;
+    d.define(
+        KAFKA_BOOTSTRAP_SERVERS,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyString(),
+        HIGH,
+        "Kafka bootstrap servers, host:port[,host:port...]",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        KAFKA_BOOTSTRAP_SERVERS);
+    d.define(
+        TOPIC_PREFIX,
+        Type.STRING,
+        "",
+        HIGH,
+        "prefix of every topic name, e.g. `prod.`",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        TOPIC_PREFIX);
+    d.define(
+        HTTP_HOST,
+        Type.STRING,
+        "0.0.0.0",
+        MEDIUM,
+        "interface the HTTP server binds",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_HOST);
+    d.define(
+        HTTP_PORT,
+        Type.INT,
+        8080,
+        Range.between(0, 65_535),
+        HIGH,
+        "HTTP port of the API, probes and metrics; 0 picks any free port",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_PORT);
+    d.define(
+        HTTP_EVENT_LOOPS,
+        Type.INT,
+        0,
+        Range.between(0, 1_024),
+        MEDIUM,
+        "HTTP server instances, each on its own Vert.x event loop (one thread), all on one port;"
+            + " new connections go to them in turn. One event loop is at most one core of HTTP"
+            + " work. 0: as many as the processors the JVM sees (`availableProcessors`, which"
+            + " follows a container's CPU limit)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_EVENT_LOOPS);
+    d.define(
+        HTTP_BODY_LIMIT_BYTES,
+        Type.LONG,
+        65_536L,
+        Range.between(1, Integer.MAX_VALUE),
+        MEDIUM,
+        "largest request body in bytes; larger ones get 413",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BODY_LIMIT_BYTES);
+    d.define(
+        HTTP_BATCH_MAX_EVENTS,
+        Type.INT,
+        1_000,
+        Range.between(1, 1_000_000),
+        MEDIUM,
+        "most events in one `events:batch`; more is 422 (`maxItems`); at most"
+            + " `bridge.kafka.max-in-flight` (checked at start-up)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BATCH_MAX_EVENTS);
+    d.define(
+        HTTP_BATCH_BODY_LIMIT_BYTES,
+        Type.LONG,
+        1_048_576L,
+        Range.between(1, Integer.MAX_VALUE),
+        MEDIUM,
+        "largest `events:batch` body in bytes; larger ones get 413",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BATCH_BODY_LIMIT_BYTES);
+    d.define(
+        HTTP_RETRY_AFTER_SECONDS,
+        Type.INT,
+        5,
+        Range.between(0, 86_400),
+        LOW,
+        "`Retry-After` of a 503, in seconds",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_RETRY_AFTER_SECONDS);
+    d.define(
+        HTTP_HEADER_TIMEOUT_MS,
+        Type.LONG,
+        10_000L,
+        Range.between(100, 3_600_000),
+        MEDIUM,
+        "a new connection must send its first request line and headers within this, else it is"
+            + " closed (Vert.x has no request to answer before the headers are read)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_HEADER_TIMEOUT_MS);
+    d.define(
+        HTTP_BODY_TIMEOUT_MS,
+        Type.LONG,
+        30_000L,
+        Range.between(100, 3_600_000),
+        MEDIUM,
+        "once the headers are read, the whole body must arrive within this, else `408`"
+            + " problem+json (`request-timeout`) and the connection is closed",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BODY_TIMEOUT_MS);
+    d.define(
+        HTTP_IDLE_TIMEOUT_MS,
+        Type.LONG,
+        60_000L,
+        Range.between(200, 3_600_000),
+        MEDIUM,
+        "no byte read or written for this long, or a keep-alive connection not sending its next"
+            + " request's headers within this after the previous request: closed; must exceed"
+            + " `bridge.kafka.ack-timeout-ms` (checked at start-up)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_IDLE_TIMEOUT_MS);
+    d.define(
+        HTTP_MAX_CONNECTIONS,
+        Type.INT,
+        4_096,
+        Range.between(1, 1_000_000),
+        MEDIUM,
+        "HTTP connections open at once; one more is closed as soon as it opens",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_MAX_CONNECTIONS);
+    d.define(
+        KAFKA_ACK_TIMEOUT_MS,
+        Type.LONG,
+        10_000L,
+        Range.between(100, 3_600_000),
+        HIGH,
+        "longest wait for Kafka's acknowledgement of a write before 503; also the producer's"
+            + " `delivery.timeout.ms` and `max.block.ms`",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        KAFKA_ACK_TIMEOUT_MS);
+    d.define(
+        KAFKA_MAX_IN_FLIGHT,
+        Type.INT,
+        10_000,
+        Range.between(1, 1_000_000),
+        MEDIUM,
+        "writes awaiting their acknowledgement; past it, 503 at once",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        KAFKA_MAX_IN_FLIGHT);
+    d.define(
+        KAFKA_READINESS_INTERVAL_MS,
+        Type.LONG,
+        5_000L,
+        Range.between(100, 3_600_000),
+        MEDIUM,
+        "how often readiness checks Kafka and the topics (as the catalogue declares"
+            + " them: partitions, cleanup policy)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        KAFKA_READINESS_INTERVAL_MS);
+    d.define(
+        DUPLICATE_CACHE_SIZE,
+        Type.LONG,
+        100_000L,
+        Range.between(0, 100_000_000),
+        MEDIUM,
+        "the last this many (deviceId, eventId) Kafka acknowledged within"
+            + " `bridge.duplicate-cache.ttl-ms` are answered `200 duplicate` without a second write"
+            + " (the oldest forgotten first, whatever was looked up most); 0 disables. Meters"
+            + " `cache_gets_total{cache=\"duplicate-cache\",result=\"hit\"|\"miss\"}`,"
+            + " `cache_hit_ratio`, `cache_evictions_total`, `cache_size`",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        DUPLICATE_CACHE_SIZE);
+    d.define(
+        DUPLICATE_CACHE_TTL_MS,
+        Type.LONG,
+        600_000L,
+        Range.between(1, 7L * 86_400_000),
+        LOW,
+        "how long an acknowledged event stays in that cache",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        DUPLICATE_CACHE_TTL_MS);
+    d.define(
+        SHUTDOWN_TIMEOUT_MS,
+        Type.LONG,
+        20_000L,
+        Range.between(0, 600_000),
+        HIGH,
+        "longest drain on SIGTERM (HTTP requests, Service Bus callbacks, Kafka writes); with"
+            + " Service Bus at least the settle timeout (checked at start-up); keep the pod's"
+            + " `terminationGracePeriodSeconds` above it",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        SHUTDOWN_TIMEOUT_MS);
+    d.define(
+        DEVICE_MIN_OCCURRED_AT,
+        Type.STRING,
+        "2000-01-01T00:00:00Z",
+        RFC3339,
+        MEDIUM,
+        "earliest device `occurredAt` accepted (RFC 3339); earlier is 422",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        DEVICE_MIN_OCCURRED_AT);
+    d.define(
+        DEVICE_MAX_CLOCK_SKEW_MS,
+        Type.LONG,
+        86_400_000L,
+        Range.between(0, 10L * 366 * 86_400_000),
+        MEDIUM,
+        "how far ahead of the bridge's clock a device timestamp may be; further is 422",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        DEVICE_MAX_CLOCK_SKEW_MS);
+    g = GROUP_SERVICEBUS;
+    o = 0;
+    d.define(
+        SERVICEBUS_ENTITIES,
+        Type.STRING,
+        "",
+        MEDIUM,
+        "comma-separated entity names (`[a-z0-9]+`), each configured under"
+            + " `bridge.servicebus.entity.<name>.*`",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        SERVICEBUS_ENTITIES);
+    d.define(
+        SERVICEBUS_CONNECTION_STRING,
+        Type.PASSWORD,
+        null,
+        HIGH,
+        "SAS connection string (secret); one with `UseDevelopmentEmulator=true` (no TLS) is"
+            + " refused unless `bridge.servicebus.local-mode=true`",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        SERVICEBUS_CONNECTION_STRING);
+    d.define(
+        SERVICEBUS_NAMESPACE,
+        Type.STRING,
+        null,
+        HIGH,
+        "fully qualified namespace (`my-ns.servicebus.windows.net`); without a connection"
+            + " string `DefaultAzureCredential` is used (workload identity on Kubernetes);"
+            + " default: the connection string's `Endpoint` host",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        SERVICEBUS_NAMESPACE);
+    d.define(
+        SERVICEBUS_LOCAL_MODE,
+        Type.BOOLEAN,
+        false,
+        LOW,
+        "allow `UseDevelopmentEmulator=true` connection strings (tests, local runs)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        SERVICEBUS_LOCAL_MODE);
+    d.define(
+        SERVICEBUS_SETTLE_TIMEOUT_MS,
+        Type.LONG,
+        15_000L,
+        Range.between(100, 3_600_000),
+        HIGH,
+        "longest wait for Kafka's ack inside a message callback; below every entity's"
+            + " lock renewal cap and at most the shutdown timeout",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        SERVICEBUS_SETTLE_TIMEOUT_MS);
+    d.define(
+        SERVICEBUS_RESUME_CHECK_INTERVAL_MS,
+        Type.LONG,
+        1_000L,
+        Range.between(10, 600_000),
+        LOW,
+        "how often a paused source checks whether Kafka and its topics are back",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        SERVICEBUS_RESUME_CHECK_INTERVAL_MS);
+    return d;
+  }
+
+  private static Template entities() {
+    ConfigDef d = new ConfigDef();
+    d.define(
+        ENTITY_QUEUE, Type.STRING, null, HIGH, "queue name; or `.topic` with" + " `.subscription`");
+    d.define(ENTITY_TOPIC, Type.STRING, null, HIGH, "topic name, with `.subscription`");
+    d.define(ENTITY_SUBSCRIPTION, Type.STRING, null, HIGH, "subscription name, with `.topic`");
+    d.define(
+        ENTITY_SESSIONS,
+        Type.BOOLEAN,
+        false,
+        MEDIUM,
+        "session-enabled entity (session processor; keying by session id keeps order)");
+    d.define(
+        ENTITY_KAFKA_TOPIC,
+        Type.STRING,
+        TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+        MEDIUM,
+        "Kafka topic its records go to (prefix applied)");
+    d.define(
+        ENTITY_KEY,
+        Type.STRING,
+        "message-id",
+        KEY_RULE,
+        MEDIUM,
+        "Kafka record key: `session-id`, `partition-key`, `property:<name>`,"
+            + " `pointer:</json/pointer>` or `message-id`");
+    d.define(
+        ENTITY_KEY_REQUIRED,
+        Type.BOOLEAN,
+        true,
+        MEDIUM,
+        "a message without that key is dead-lettered (`MissingKey`)");
+    d.define(
+        ENTITY_MAX_CONCURRENT_CALLS,
+        Type.INT,
+        1,
+        Range.between(1, 100),
+        MEDIUM,
+        "message callbacks at once (per session with sessions)");
+    d.define(
+        ENTITY_MAX_CONCURRENT_SESSIONS,
+        Type.INT,
+        1,
+        Range.between(1, 100),
+        MEDIUM,
+        "sessions at once (session-enabled entities)");
+    d.define(
+        ENTITY_MAX_AUTO_LOCK_RENEW_MS,
+        Type.LONG,
+        300_000L,
+        Range.between(0, 86_400_000),
+        MEDIUM,
+        "lock renewal cap while a callback runs; above the settle timeout");
+    d.define(
+        ENTITY_PREFETCH,
+        Type.INT,
+        0,
+        Range.between(0, 1_000),
+        LOW,
+        "messages fetched ahead; their locks are not renewed: keep 0");
+    d.define(
+        ENTITY_RECEIVE_MODE,
+        Type.STRING,
+        "peek-lock",
+        PEEK_LOCK_ONLY,
+        HIGH,
+        "only `peek-lock`: with `receive-and-delete` a message would be gone before Kafka"
+            + " acknowledged it");
+    d.define(
+        ENTITY_SCHEMA,
+        Type.STRING,
+        null,
+        LOW,
+        "JSON Schema (classpath resource or file) every body must match, else dead-letter"
+            + " (`SchemaViolation`)");
+    return new Template(
+        SERVICEBUS_ENTITY_PREFIX, Pattern.compile("[a-z0-9]+"), SERVICEBUS_ENTITIES, d);
+  }
+
+  /** Producer keys the bridge sets itself: its delivery guarantee and bounds depend on them. */
+  static final Map<String, String> FIXED_PRODUCER =
+      Map.of(
+          ProducerConfig.ACKS_CONFIG,
+          "fixed at all: a 2xx or a Service Bus complete means every in-sync replica has the record",
+          ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+          "fixed at true: a producer retry must not duplicate or reorder records",
+          ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+          "the bridge's producer is idempotent, not transactional",
+          ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+          "derived from " + KAFKA_ACK_TIMEOUT_MS,
+          ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+          "derived from " + KAFKA_ACK_TIMEOUT_MS,
+          ProducerConfig.MAX_BLOCK_MS_CONFIG,
+          "derived from " + KAFKA_ACK_TIMEOUT_MS,
+          ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+          "set by the bridge",
+          ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+          "set by the bridge");
+
+  private static List<PassThrough> passThroughs() {
+    ConfigDef producer = ProducerConfig.configDef();
+    ConfigDef admin = AdminClientConfig.configDef();
+    Map<String, String> producerOnly = new java.util.HashMap<>(FIXED_PRODUCER);
+    producerOnly.put(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "set it once, as " + KAFKA_BOOTSTRAP_SERVERS);
+    return List.of(
+        new PassThrough(
+            KAFKA_PREFIX,
+            "every Kafka client of the bridge (producer and readiness admin client), e.g."
+                + " security settings",
+            PassThrough.anyOf(producer, admin),
+            PassThrough.names(producer, admin),
+            FIXED_PRODUCER),
+        new PassThrough(
+            KAFKA_PRODUCER_PREFIX,
+            "the producer only",
+            PassThrough.anyOf(producer),
+            PassThrough.names(producer),
+            producerOnly));
+  }
+
+  private static final ConfigDef.Validator RFC3339 =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          try {
+            OffsetDateTime.parse(((String) value).trim());
+          } catch (DateTimeParseException e) {
+            throw new ConfigException(name, value, "must be an RFC 3339 date-time with an offset");
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "RFC 3339 date-time";
+        }
+      };
+
+  private static final ConfigDef.Validator KEY_RULE =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          try {
+            KeyRule.parse((String) value);
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException(name, value, e.getMessage());
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "see meaning";
+        }
+      };
+
+  private static final ConfigDef.Validator PEEK_LOCK_ONLY =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          if (!"peek-lock".equals(((String) value).trim().toLowerCase(Locale.ROOT))) {
+            throw new ConfigException(
+                name,
+                value,
+                "must be peek-lock: with receive-and-delete a message is gone from Service Bus"
+                    + " before Kafka acknowledged it, so a Kafka failure would lose it");
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "`peek-lock`";
+        }
+      };
+
+  /** The bridge's keys (declared last: it uses the validators above). */
+  public static final ConfigModel MODEL =
+      new ConfigModel("turnstile-bridge", keys(), List.of(entities()), passThroughs());
+}

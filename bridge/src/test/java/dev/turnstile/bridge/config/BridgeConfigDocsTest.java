@@ -1,0 +1,56 @@
+package dev.turnstile.bridge.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.runtime.config.ConfigDocs;
+import dev.turnstile.runtime.config.ReadmeBlock;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's bridge configuration tables are generated from {@link BridgeConfigModel#MODEL}, and
+ * the example files in {@code config/} are valid for it. {@code -Dturnstile.regenerate=true}
+ * rewrites the tables instead of checking them.
+ */
+class BridgeConfigDocsTest {
+
+  static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final String BLOCK = "bridge configuration";
+  static final String REGENERATE =
+      "./mvnw -B -q -pl bridge -am verify -DskipITs -Dtest=BridgeConfigDocsTest"
+          + " -Dsurefire.failIfNoSpecifiedTests=false -Dturnstile.regenerate=true";
+
+  @Test
+  void theReadmeTablesAreTheModels() throws Exception {
+    Path readme = REPOSITORY.resolve("README.md");
+    List<String> generated = ConfigDocs.markdown(BridgeConfigModel.MODEL);
+    if (Boolean.getBoolean("turnstile.regenerate")) {
+      ReadmeBlock.write(readme, BLOCK, generated);
+    }
+    assertThat(ReadmeBlock.read(readme, BLOCK))
+        .as("README.md's bridge configuration drifted from BridgeConfigModel; run " + REGENERATE)
+        .containsExactlyElementsOf(generated);
+  }
+
+  @Test
+  void theExampleFilesLoadAsTheyAre() {
+    BridgeConfig plain =
+        BridgeConfigLoader.load(REPOSITORY.resolve("config/bridge.properties"), Map.of());
+    assertThat(plain.bootstrapServers()).isNotBlank();
+    assertThat(plain.serviceBus()).isNotNull();
+
+    BridgeConfig secured =
+        BridgeConfigLoader.from(
+            BridgeConfigModel.MODEL.load(
+                List.of(
+                    REPOSITORY.resolve("config/bridge.properties"),
+                    REPOSITORY.resolve("config/kafka-sasl-ssl.properties")),
+                Map.of("TURNSTILE_KAFKA_SASL_JAAS_CONFIG", "secret from the environment")));
+    assertThat(secured.kafkaCommon())
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.jaas.config", "secret from the environment");
+    assertThat(secured.toString()).doesNotContain("secret from the environment");
+  }
+}

@@ -1,0 +1,213 @@
+package dev.turnstile.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.testkit.EmbeddedKafka;
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The two distributions as a platform runs them: unpacked {@code bin/} + {@code lib/}, each process
+ * its own JVM, configured only by environment, against a real broker. The topics come from the
+ * distribution's {@code turnstile-topics}; a Started and a Finished posted over HTTP come out as a
+ * closed session in {@code device-sessions.v1}, read {@code read_committed}.
+ */
+class DistributionsIT {
+
+  static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final Path BRIDGE = REPOSITORY.resolve("bridge/target/turnstile-bridge");
+  static final Path TOPOLOGY = REPOSITORY.resolve("topology/target/turnstile-topology");
+  static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  static EmbeddedKafka kafka;
+  @TempDir static Path work;
+  static final List<Process> processes = new ArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    kafka = EmbeddedKafka.start(work.resolve("kafka"), Map.of("auto.create.topics.enable", "true"));
+  }
+
+  @AfterAll
+  static void stop() {
+    processes.forEach(Process::destroyForcibly);
+    kafka.close();
+  }
+
+  static Process launch(Path distribution, String script, Map<String, String> env, String... args)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(distribution.resolve("bin").resolve(script).toString());
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().keySet().removeIf(name -> name.startsWith("TURNSTILE_"));
+    builder.environment().putAll(env);
+    builder.environment().put("JAVA_OPTS", "-Xmx256m");
+    builder.redirectErrorStream(true);
+    builder.redirectOutput(work.resolve(script + ".log").toFile());
+    Process process = builder.start();
+    processes.add(process);
+    return process;
+  }
+
+  static String log(String script) throws IOException {
+    File file = work.resolve(script + ".log").toFile();
+    return file.exists() ? Files.readString(file.toPath(), StandardCharsets.UTF_8) : "";
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  static int get(int port, String path) {
+    try {
+      return HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+              HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  @Test
+  void eachDistributionHoldsItsRuntimeClasspathAndNoTestJar() throws IOException {
+    for (Path distribution : List.of(BRIDGE, TOPOLOGY)) {
+      assertThat(distribution.resolve("lib")).isDirectory();
+      try (Stream<Path> jars = Files.list(distribution.resolve("lib"))) {
+        List<String> names = jars.map(p -> p.getFileName().toString()).toList();
+        assertThat(names)
+            .as(distribution.toString())
+            .anyMatch(n -> n.startsWith("kafka-clients-"))
+            .noneMatch(
+                n ->
+                    n.contains("-tests")
+                        || n.contains("testkit")
+                        || n.contains("junit")
+                        || n.contains("kafka-test-common")
+                        || n.contains("kafka-clients-4.3.1-test")
+                        || n.contains("assertj"));
+      }
+      assertThat(distribution.resolve("config/logback.xml")).isRegularFile();
+    }
+  }
+
+  @Test
+  void bothProcessesRunFromTheirDistributionsAndCarryASessionThrough() throws Exception {
+    String bootstrap = kafka.bootstrapServers();
+    Process topics =
+        launch(TOPOLOGY, "turnstile-topics", Map.of(), "--bootstrap", bootstrap, "--replicas", "1");
+    assertThat(topics.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(topics.exitValue()).as(log("turnstile-topics")).isZero();
+
+    int topologyPort = freePort();
+    Process topology =
+        launch(
+            TOPOLOGY,
+            "turnstile-topology",
+            Map.of(
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS",
+                bootstrap,
+                "TURNSTILE_TOPOLOGY_STATE_DIR",
+                work.resolve("streams").toString(),
+                "TURNSTILE_TOPOLOGY_NUM_STANDBY_REPLICAS",
+                "0",
+                "TURNSTILE_TOPOLOGY_HTTP_HOST",
+                "127.0.0.1",
+                "TURNSTILE_TOPOLOGY_HTTP_PORT",
+                Integer.toString(topologyPort)));
+    int bridgePort = freePort();
+    Process bridge =
+        launch(
+            BRIDGE,
+            "turnstile-bridge",
+            Map.of(
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS",
+                bootstrap,
+                "TURNSTILE_BRIDGE_HTTP_HOST",
+                "127.0.0.1",
+                "TURNSTILE_BRIDGE_HTTP_PORT",
+                Integer.toString(bridgePort),
+                "TURNSTILE_BRIDGE_KAFKA_READINESS_INTERVAL_MS",
+                "500"));
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(() -> get(topologyPort, "/health/ready") == 200 || !topology.isAlive());
+    assertThat(topology.isAlive()).as(log("turnstile-topology")).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> get(bridgePort, "/health/ready") == 200 || !bridge.isAlive());
+    assertThat(bridge.isAlive()).as(log("turnstile-bridge")).isTrue();
+
+    assertThat(post(bridgePort, "e-start", "Started", "2024-05-01T08:00:00Z")).isEqualTo(202);
+    assertThat(post(bridgePort, "e-finish", "Finished", "2024-05-01T09:30:00Z")).isEqualTo(202);
+
+    List<ConsumerRecord<String, byte[]>> sessions =
+        TopicReader.readUntil(
+            bootstrap,
+            TopicCatalogue.DEVICE_SESSIONS.baseName(),
+            records -> records.stream().anyMatch(DistributionsIT::closedSession),
+            Duration.ofSeconds(60));
+    assertThat(sessions)
+        .as(log("turnstile-topology"))
+        .filteredOn(DistributionsIT::closedSession)
+        .hasSize(1)
+        .allSatisfy(
+            r ->
+                assertThat(new String(r.value(), StandardCharsets.UTF_8))
+                    .contains("\"durationMillis\":5400000"));
+
+    bridge.destroy();
+    topology.destroy();
+    assertThat(bridge.waitFor(30, TimeUnit.SECONDS)).as("bridge stops on SIGTERM").isTrue();
+    assertThat(topology.waitFor(40, TimeUnit.SECONDS)).as("topology stops on SIGTERM").isTrue();
+    assertThat(log("turnstile-bridge")).contains("bridge stopped");
+  }
+
+  static boolean closedSession(ConsumerRecord<String, byte[]> record) {
+    String value = new String(record.value(), StandardCharsets.UTF_8);
+    return "station-d".equals(record.key()) && value.contains("\"Closed\"");
+  }
+
+  static int post(int port, String eventId, String type, String occurredAt) throws Exception {
+    String body =
+        "{\"eventId\":\"%s\",\"type\":\"%s\",\"occurredAt\":\"%s\",\"sessionRef\":\"s-1\"}"
+            .formatted(eventId, type, occurredAt);
+    return HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/api/v1/devices/station-d/events"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+}

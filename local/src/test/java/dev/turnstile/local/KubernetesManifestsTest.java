@@ -1,0 +1,459 @@
+package dev.turnstile.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.bridge.config.BridgeConfigModel;
+import dev.turnstile.runtime.config.ConfigModel;
+import dev.turnstile.schemas.Topic;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.config.ConfigValues;
+import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.config.TopologyConfigModel;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Renders every Kustomize overlay with {@code kubectl kustomize} and reads the result into the
+ * Kubernetes model (fabric8), then checks the rules a deployment must keep: probes on the
+ * processes' endpoints, memory limits that hold heap plus RocksDB, no secret inline, every
+ * configuration key known to the process's model (the whole environment is loaded through it),
+ * topics as the catalogue declares them, grace periods above the shutdown timeouts, and no more
+ * topology pods than input partitions.
+ */
+class KubernetesManifestsTest {
+
+  static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final KubernetesSerialization YAML = new KubernetesSerialization();
+
+  /** Off-heap room the JVM needs beside the heap: metaspace, threads, code cache, buffers. */
+  static final long JVM_OVERHEAD_BYTES = 192L * 1024 * 1024;
+
+  static Stream<String> overlays() throws IOException {
+    try (Stream<Path> dirs = Files.list(REPOSITORY.resolve("k8s/overlays"))) {
+      List<String> names = dirs.map(p -> p.getFileName().toString()).sorted().toList();
+      assertThat(names).contains("dev", "prod");
+      return names.stream();
+    }
+  }
+
+  static String kustomize(String directory) throws Exception {
+    Process process =
+        new ProcessBuilder("kubectl", "kustomize", REPOSITORY.resolve(directory).toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as("kubectl kustomize %s: %s", directory, output).isZero();
+    return output;
+  }
+
+  @SuppressWarnings("unchecked")
+  static List<HasMetadata> render(String directory) throws Exception {
+    Object parsed = YAML.unmarshal(kustomize(directory));
+    if (parsed instanceof KubernetesList list) {
+      return list.getItems();
+    }
+    if (parsed instanceof List<?> list) {
+      return (List<HasMetadata>) list;
+    }
+    return List.of((HasMetadata) parsed);
+  }
+
+  static <T extends HasMetadata> List<T> all(List<HasMetadata> resources, Class<T> type) {
+    return resources.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  static List<GenericKubernetesResource> custom(List<HasMetadata> resources, String kind) {
+    return all(resources, GenericKubernetesResource.class).stream()
+        .filter(r -> r.getKind().equals(kind))
+        .toList();
+  }
+
+  static Deployment deployment(List<HasMetadata> resources, String name) {
+    return all(resources, Deployment.class).stream()
+        .filter(d -> d.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no Deployment " + name));
+  }
+
+  /** The container's environment as the process sees it; secret references as placeholders. */
+  static Map<String, String> environment(List<HasMetadata> resources, Container container) {
+    Map<String, String> env = new HashMap<>();
+    container
+        .getEnvFrom()
+        .forEach(
+            source -> {
+              String name = source.getConfigMapRef().getName();
+              ConfigMap map =
+                  all(resources, ConfigMap.class).stream()
+                      .filter(c -> c.getMetadata().getName().equals(name))
+                      .findFirst()
+                      .orElseThrow(() -> new AssertionError("no ConfigMap " + name));
+              env.putAll(map.getData());
+            });
+    for (EnvVar variable : container.getEnv()) {
+      env.put(
+          variable.getName(),
+          variable.getValueFrom() != null ? "from-a-secret" : variable.getValue());
+    }
+    env.remove("JAVA_OPTS");
+    return env;
+  }
+
+  static String javaOpts(Container container) {
+    return container.getEnv().stream()
+        .filter(e -> e.getName().equals("JAVA_OPTS"))
+        .map(EnvVar::getValue)
+        .findFirst()
+        .orElse("");
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void everyResourceRendersAndHasItsKind(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+
+    Set<String> kinds = resources.stream().map(HasMetadata::getKind).collect(Collectors.toSet());
+    assertThat(kinds)
+        .contains(
+            "Deployment",
+            "Service",
+            "ConfigMap",
+            "ServiceAccount",
+            "PodDisruptionBudget",
+            "NetworkPolicy",
+            "KafkaTopic",
+            "KafkaUser",
+            "PodMonitor",
+            "ServiceMonitor",
+            "PrometheusRule");
+    assertThat(all(resources, PodDisruptionBudget.class)).hasSize(2);
+    assertThat(resources).allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isNotBlank());
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void everyContainerHasProbesOnTheProcessEndpointsAndBoundedMemory(String overlay)
+      throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    for (Deployment deployment : all(resources, Deployment.class)) {
+      PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+      assertThat(pod.getEnableServiceLinks()).as("enableServiceLinks").isFalse();
+      assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+      for (Container container : pod.getContainers()) {
+        String where = deployment.getMetadata().getName() + "/" + container.getName();
+        int port = container.getPorts().get(0).getContainerPort();
+        assertProbe(where + " liveness", container.getLivenessProbe(), "/health/live");
+        assertProbe(where + " readiness", container.getReadinessProbe(), "/health/ready");
+        assertThat(container.getStartupProbe()).as(where + " startup probe").isNotNull();
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        Map<String, Quantity> limits = container.getResources().getLimits();
+        Map<String, Quantity> requests = container.getResources().getRequests();
+        assertThat(limits).as(where + " limits").containsKey("memory");
+        assertThat(requests).as(where + " requests").containsKeys("memory", "cpu");
+        long limit = limits.get("memory").getNumericalAmount().longValue();
+        long heap = (long) (limit * maxRamPercentage(where, javaOpts(container)) / 100);
+        long offHeap =
+            container.getName().equals("topology")
+                ? topology(resources, container).streamsOverrides().entrySet().stream()
+                    .filter(e -> e.getKey().equals("turnstile.rocksdb.total.bytes"))
+                    .mapToLong(e -> Long.parseLong(e.getValue()))
+                    .findFirst()
+                    .orElse(128L * 1024 * 1024)
+                : 0;
+        assertThat(limit - heap)
+            .as(where + ": the memory limit must hold the heap, RocksDB's cache and the JVM")
+            .isGreaterThanOrEqualTo(offHeap + JVM_OVERHEAD_BYTES);
+        int configured =
+            container.getName().equals("topology")
+                ? topology(resources, container).httpPort()
+                : bridge(resources, container).httpPort();
+        assertThat(port).as(where + " container port = configured HTTP port").isEqualTo(configured);
+      }
+    }
+  }
+
+  static double maxRamPercentage(String where, String javaOpts) {
+    Matcher matcher = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(javaOpts);
+    assertThat(matcher.find()).as(where + ": JAVA_OPTS sets -XX:MaxRAMPercentage").isTrue();
+    return Double.parseDouble(matcher.group(1));
+  }
+
+  static void assertProbe(String what, Probe probe, String path) {
+    assertThat(probe).as(what).isNotNull();
+    assertThat(probe.getHttpGet().getPath()).as(what).isEqualTo(path);
+  }
+
+  static BridgeConfig bridge(List<HasMetadata> resources, Container container) {
+    return BridgeConfigLoader.from(
+        BridgeConfigModel.MODEL.load(List.of(), environment(resources, container)));
+  }
+
+  static TopologyConfig topology(List<HasMetadata> resources, Container container) {
+    return TopologyConfig.from(
+        ConfigValues.of(
+            TopologyConfigModel.MODEL.load(List.of(), environment(resources, container))));
+  }
+
+  /** Loading the whole environment through the model refuses any unknown or invalid key. */
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void everyConfigurationKeyIsKnownToTheModelAndNoSecretIsInline(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    assertThat(all(resources, Secret.class)).as("Secrets are referenced, never rendered").isEmpty();
+    for (String name : List.of("turnstile-bridge", "turnstile-topology")) {
+      Container container =
+          deployment(resources, name).getSpec().getTemplate().getSpec().getContainers().get(0);
+      ConfigModel model =
+          name.equals("turnstile-bridge") ? BridgeConfigModel.MODEL : TopologyConfigModel.MODEL;
+      if (name.equals("turnstile-bridge")) {
+        assertThat(bridge(resources, container).serviceBus()).isNotNull();
+      } else {
+        assertThat(topology(resources, container).bootstrapServers()).isNotBlank();
+      }
+      for (EnvVar variable : container.getEnv()) {
+        String key = model.keyOf(variable.getName());
+        if (key != null && model.isSecret(key)) {
+          assertThat(variable.getValueFrom())
+              .as(name + ": secret " + key + " must come from a secretKeyRef")
+              .isNotNull();
+          assertThat(variable.getValueFrom().getSecretKeyRef()).isNotNull();
+        }
+      }
+      for (ConfigMap map : all(resources, ConfigMap.class)) {
+        if (map.getMetadata().getName().startsWith(name)) {
+          assertThat(map.getData().keySet())
+              .as(map.getMetadata().getName() + " holds no secret key")
+              .noneMatch(v -> model.keyOf(v) != null && model.isSecret(model.keyOf(v)));
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void gracePeriodsExceedTheShutdownTimeouts(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+
+    Deployment bridge = deployment(resources, "turnstile-bridge");
+    Container bridgeContainer = bridge.getSpec().getTemplate().getSpec().getContainers().get(0);
+    long preStopMs = preStopSleepSeconds(bridgeContainer) * 1000;
+    long shutdownMs = bridge(resources, bridgeContainer).shutdownTimeout().toMillis();
+    assertThat(bridge.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds() * 1000)
+        .as("bridge: grace > preStop sleep + bridge.shutdown-timeout-ms")
+        .isGreaterThan(preStopMs + shutdownMs);
+
+    Deployment topology = deployment(resources, "turnstile-topology");
+    Container topologyContainer = topology.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(topology.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds() * 1000)
+        .as("topology: grace > Kafka Streams' close timeout")
+        .isGreaterThan(
+            preStopSleepSeconds(topologyContainer) * 1000
+                + TopologyApplication.CLOSE_TIMEOUT.toMillis());
+  }
+
+  static long preStopSleepSeconds(Container container) {
+    if (container.getLifecycle() == null || container.getLifecycle().getPreStop() == null) {
+      return 0;
+    }
+    String command = String.join(" ", container.getLifecycle().getPreStop().getExec().getCommand());
+    Matcher sleep = Pattern.compile("sleep (\\d+)").matcher(command);
+    assertThat(sleep.find()).as("preStop: " + command).isTrue();
+    return Long.parseLong(sleep.group(1));
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void topologyStateIsAnEmptyDirWithStandbysAndPodsNeverOutnumberPartitions(String overlay)
+      throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    Deployment topology = deployment(resources, "turnstile-topology");
+    PodSpec pod = topology.getSpec().getTemplate().getSpec();
+    Container container = pod.getContainers().get(0);
+    TopologyConfig config = topology(resources, container);
+
+    String stateMount =
+        container.getVolumeMounts().stream()
+            .filter(m -> m.getMountPath().equals(config.stateDir().toString()))
+            .map(m -> m.getName())
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("state dir " + config.stateDir() + " mounted"));
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals(stateMount))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getEmptyDir()).isNotNull());
+
+    int replicas = topology.getSpec().getReplicas();
+    if (replicas > 1) {
+      assertThat(config.numStandbyReplicas()).as("standbys with several pods").isPositive();
+    }
+    int inputPartitions =
+        Stream.of(TopicCatalogue.DEVICE_EVENTS_RAW, TopicCatalogue.SERVICEBUS_MESSAGES_RAW)
+            .mapToInt(Topic::partitions)
+            .min()
+            .orElseThrow();
+    assertThat(replicas).isLessThanOrEqualTo(inputPartitions);
+    for (GenericKubernetesResource scaled : custom(resources, "ScaledObject")) {
+      Map<String, Object> spec = scaled.get("spec");
+      assertThat(((Number) spec.get("maxReplicaCount")).intValue())
+          .as("KEDA max replicas <= input partitions")
+          .isLessThanOrEqualTo(inputPartitions);
+      assertThat(((Number) spec.get("minReplicaCount")).intValue()).isLessThanOrEqualTo(replicas);
+    }
+    assertThat(all(resources, HorizontalPodAutoscaler.class))
+        .allSatisfy(
+            hpa ->
+                assertThat(hpa.getSpec().getScaleTargetRef().getName())
+                    .as("the HPA scales the bridge; KEDA scales the topology")
+                    .isEqualTo("turnstile-bridge"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void kafkaTopicsAreTheCatalogue(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    Container bridge =
+        deployment(resources, "turnstile-bridge")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    String prefix = bridge(resources, bridge).topicPrefix();
+
+    List<GenericKubernetesResource> topics = custom(resources, "KafkaTopic");
+    Map<String, Map<String, Object>> specs = new HashMap<>();
+    topics.forEach(
+        t -> specs.put((String) ((Map<?, ?>) t.get("spec")).get("topicName"), t.get("spec")));
+    assertThat(specs.keySet())
+        .containsExactlyInAnyOrderElementsOf(
+            TopicCatalogue.ALL.stream().map(t -> t.name(prefix)).toList());
+    for (Topic topic : TopicCatalogue.ALL) {
+      Map<String, Object> spec = specs.get(topic.name(prefix));
+      @SuppressWarnings("unchecked")
+      Map<String, Object> config = (Map<String, Object>) spec.get("config");
+      int replicas = ((Number) spec.get("replicas")).intValue();
+      assertThat(((Number) spec.get("partitions")).intValue()).isEqualTo(topic.partitions());
+      assertThat(String.valueOf(config.get("retention.ms")))
+          .isEqualTo(Long.toString(topic.retentionMs()));
+      assertThat(config.get("cleanup.policy")).isEqualTo(topic.cleanupPolicy());
+      Object minIsr = config.get("min.insync.replicas");
+      assertThat(minIsr == null ? null : String.valueOf(minIsr))
+          .as(topic.baseName() + " min.insync.replicas for " + replicas + " replicas")
+          .isEqualTo(
+              Topic.minInSyncReplicas(replicas).isPresent()
+                  ? Integer.toString(Topic.minInSyncReplicas(replicas).getAsInt())
+                  : null);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void kafkaUsersMayWriteExactlyTheTopicsTheirProcessWrites(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    for (String process : List.of("bridge", "topology")) {
+      GenericKubernetesResource user =
+          custom(resources, "KafkaUser").stream()
+              .filter(u -> u.getMetadata().getName().equals("turnstile-" + process))
+              .findFirst()
+              .orElseThrow();
+      Set<String> writable = new TreeSet<>();
+      Set<String> readable = new TreeSet<>();
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> acls =
+          (List<Map<String, Object>>)
+              ((Map<?, ?>) ((Map<?, ?>) user.get("spec")).get("authorization")).get("acls");
+      for (Map<String, Object> acl : acls) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> resource = (Map<String, Object>) acl.get("resource");
+        @SuppressWarnings("unchecked")
+        List<String> operations = (List<String>) acl.get("operations");
+        assertThat(operations).as("no All: least privilege").doesNotContain("All");
+        if ("topic".equals(resource.get("type")) && "literal".equals(resource.get("patternType"))) {
+          if (operations.contains("Write")) {
+            writable.add((String) resource.get("name"));
+          }
+          if (operations.contains("Read")) {
+            readable.add((String) resource.get("name"));
+          }
+        }
+      }
+      assertThat(writable)
+          .as(process + " writes")
+          .containsExactlyInAnyOrderElementsOf(
+              TopicCatalogue.ALL.stream()
+                  .filter(t -> t.writtenBy().equals(process))
+                  .map(Topic::baseName)
+                  .toList());
+      if (process.equals("bridge")) {
+        assertThat(readable).isEmpty();
+      } else {
+        assertThat(readable)
+            .containsExactlyInAnyOrder(
+                TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
+                TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+                TopicCatalogue.MERGE_INPUTS.baseName(),
+                TopicCatalogue.MERGE_RESULTS.baseName());
+        String applicationId =
+            topology(
+                    resources,
+                    deployment(resources, "turnstile-topology")
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .get(0))
+                .applicationId();
+        List<String> prefixed = new ArrayList<>();
+        for (Map<String, Object> acl : acls) {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> resource = (Map<String, Object>) acl.get("resource");
+          if ("prefix".equals(resource.get("patternType"))) {
+            prefixed.add(resource.get("type") + ":" + resource.get("name"));
+          }
+        }
+        assertThat(prefixed)
+            .as("internal topics and transactional ids under application.id")
+            .containsExactlyInAnyOrder(
+                "topic:" + applicationId + "-", "transactionalId:" + applicationId + "-");
+      }
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void theTopicManifestsRenderOnTheirOwn() throws Exception {
+    assertThat(custom(render("k8s/topics"), "KafkaTopic")).hasSize(TopicCatalogue.ALL.size());
+  }
+}

@@ -1,0 +1,383 @@
+package dev.turnstile.runtime.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.commons.text.similarity.LevenshteinDistance;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * One process's configuration: every key declared once on a Kafka {@link ConfigDef} (name, type,
+ * default, validator, documentation; {@link ConfigDef.Type#PASSWORD} for secrets), families of
+ * per-instance keys ({@link Template}), and prefixes handed to Kafka clients ({@link PassThrough}).
+ *
+ * <p>Sources: a properties file, then environment variables, which win. {@code TURNSTILE_<KEY>}
+ * sets a key: upper case, {@code .} and {@code -} written {@code _} ({@code TURNSTILE_TOPIC_PREFIX}
+ * sets {@code topic.prefix}); under a pass-through prefix the rest is lower-cased with {@code _} as
+ * {@code .} ({@code TURNSTILE_KAFKA_SASL_JAAS_CONFIG} sets {@code kafka.sasl.jaas.config}).
+ *
+ * <p>Every key is checked at start-up and every problem is reported at once: an unknown key (with
+ * the nearest known one), a value of the wrong type or out of range, a missing required key, a
+ * pass-through key the process fixes itself. Secrets are never echoed.
+ */
+public final class ConfigModel {
+
+  /** Prefix of the environment variables that set keys. */
+  public static final String ENV_PREFIX = "TURNSTILE_";
+
+  /** Variables with the prefix that belong to the launch scripts, not to the configuration. */
+  static final Set<String> RESERVED_ENV = Set.of("TURNSTILE_JAVA_OPTS", "TURNSTILE_COMMAND");
+
+  private static final LevenshteinDistance DISTANCE = LevenshteinDistance.getDefaultInstance();
+
+  private final String program;
+  private final ConfigDef keys;
+  private final List<Template> templates;
+  private final List<PassThrough> passThroughs;
+
+  /**
+   * @param program the command's name, for messages ({@code turnstile-bridge})
+   * @param keys every fixed key
+   * @param templates per-instance key families
+   * @param passThroughs client prefixes; a key matches the longest prefix it starts with
+   */
+  public ConfigModel(
+      String program, ConfigDef keys, List<Template> templates, List<PassThrough> passThroughs) {
+    this.program = program;
+    this.keys = keys;
+    this.templates = List.copyOf(templates);
+    List<PassThrough> sorted = new ArrayList<>(passThroughs);
+    sorted.sort(Comparator.comparingInt((PassThrough p) -> p.prefix().length()).reversed());
+    this.passThroughs = List.copyOf(sorted);
+  }
+
+  public String program() {
+    return program;
+  }
+
+  public ConfigDef keys() {
+    return keys;
+  }
+
+  public List<Template> templates() {
+    return templates;
+  }
+
+  public List<PassThrough> passThroughs() {
+    return passThroughs;
+  }
+
+  /** Reads the file (may be {@code null}) and the environment, then {@link #parse}s. */
+  public Settings load(Path file, Map<String, String> environment) {
+    return load(file == null ? List.of() : List.of(file), environment);
+  }
+
+  /**
+   * Reads the files in order (a later one wins, e.g. {@code bridge.properties} then {@code
+   * kafka-sasl-ssl.properties}), then the environment, which wins over all; then {@link #parse}s.
+   */
+  public Settings load(List<Path> files, Map<String, String> environment) {
+    Map<String, String> values = new HashMap<>();
+    List<String> problems = new ArrayList<>();
+    for (Path file : files) {
+      values.putAll(readProperties(file));
+    }
+    Map<String, String> fromEnvironment = new TreeMap<>();
+    environment.forEach(
+        (name, value) -> {
+          if (!name.startsWith(ENV_PREFIX) || RESERVED_ENV.contains(name)) {
+            return;
+          }
+          String key = keyOf(name);
+          if (key == null) {
+            problems.add(name + ": " + unknownEnvironment(name));
+          } else {
+            fromEnvironment.put(key, value);
+          }
+        });
+    values.putAll(fromEnvironment);
+    return parse(values, problems);
+  }
+
+  /** Checks and types flat keys as a properties file holds them. */
+  public Settings parse(Map<String, String> values) {
+    return parse(values, new ArrayList<>());
+  }
+
+  private Settings parse(Map<String, String> raw, List<String> problems) {
+    Map<String, Object> parsed = new TreeMap<>();
+    for (ConfigDef.ConfigKey key : keys.configKeys().values()) {
+      value(key, key.name, raw.get(key.name), problems).ifPresent(v -> parsed.put(key.name, v));
+    }
+    Map<String, Map<String, Map<String, Object>>> instances = new LinkedHashMap<>();
+    Map<Template, Set<String>> listed = new LinkedHashMap<>();
+    for (Template template : templates) {
+      listed.put(template, names(template, (String) parsed.get(template.listKey()), problems));
+      instances.put(template.prefix(), new TreeMap<>());
+    }
+    Map<String, Map<String, String>> passed = new LinkedHashMap<>();
+    passThroughs.forEach(p -> passed.put(p.prefix(), new TreeMap<>()));
+    for (String name : new TreeSet<>(raw.keySet())) {
+      String value = raw.get(name);
+      PassThrough passThrough = passThroughOf(name);
+      if (passThrough != null) {
+        passed.get(passThrough.prefix()).put(name.substring(passThrough.prefix().length()), value);
+      }
+      if (keys.configKeys().containsKey(name)) {
+        continue;
+      }
+      Template template = templateOf(name);
+      if (template != null) {
+        instanceValue(template, listed.get(template), name, value, problems, instances);
+      } else if (passThrough != null) {
+        checkPassThrough(passThrough, name, value, problems);
+      } else {
+        problems.add(name + ": " + unknown(name, allKeys()));
+      }
+    }
+    for (Template template : templates) {
+      for (String instance : listed.get(template)) {
+        Map<String, Object> values =
+            instances.get(template.prefix()).computeIfAbsent(instance, n -> new TreeMap<>());
+        for (ConfigDef.ConfigKey key : template.keys().configKeys().values()) {
+          if (!values.containsKey(key.name)) {
+            String full = template.prefix() + instance + "." + key.name;
+            value(key, full, null, problems).ifPresent(v -> values.put(key.name, v));
+          }
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidConfigurationException(problems.stream().sorted().toList());
+    }
+    Set<String> explicit = new TreeSet<>(raw.keySet());
+    return new Settings(this, parsed, explicit, instances, passed);
+  }
+
+  private java.util.Optional<Object> value(
+      ConfigDef.ConfigKey key, String fullName, String text, List<String> problems) {
+    boolean unset =
+        text == null
+            || (text.isBlank()
+                && key.type != ConfigDef.Type.STRING
+                && key.type != ConfigDef.Type.PASSWORD);
+    if (unset) {
+      if (key.defaultValue == ConfigDef.NO_DEFAULT_VALUE) {
+        problems.add(fullName + ": is required");
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.ofNullable(key.defaultValue);
+    }
+    try {
+      Object parsed = ConfigDef.parseType(fullName, text.trim(), key.type);
+      if (key.validator != null) {
+        key.validator.ensureValid(fullName, parsed);
+      }
+      return java.util.Optional.ofNullable(parsed);
+    } catch (ConfigException e) {
+      problems.add(fullName + ": " + invalid(key, text, e));
+      return java.util.Optional.empty();
+    }
+  }
+
+  private static String invalid(ConfigDef.ConfigKey key, String text, ConfigException e) {
+    String message = e.getMessage() == null ? "" : e.getMessage();
+    int detail = message.indexOf(": ");
+    String why =
+        message.startsWith("Invalid value") && detail > 0 ? message.substring(detail + 2) : message;
+    String shown = key.type == ConfigDef.Type.PASSWORD ? "(hidden)" : "'" + text.trim() + "'";
+    return "invalid value " + shown + ": " + why;
+  }
+
+  private Set<String> names(Template template, String list, List<String> problems) {
+    Set<String> names = new LinkedHashSet<>();
+    if (list == null || list.isBlank()) {
+      return names;
+    }
+    for (String raw : list.split(",")) {
+      String name = raw.trim();
+      if (!template.namePattern().matcher(name).matches() || !names.add(name)) {
+        problems.add(
+            template.listKey()
+                + ": must list distinct names of "
+                + template.namePattern()
+                + ", comma-separated, got '"
+                + list
+                + "'");
+        return Set.of();
+      }
+    }
+    return names;
+  }
+
+  private void instanceValue(
+      Template template,
+      Set<String> listed,
+      String name,
+      String value,
+      List<String> problems,
+      Map<String, Map<String, Map<String, Object>>> instances) {
+    String rest = name.substring(template.prefix().length());
+    int dot = rest.indexOf('.');
+    String instance = dot < 0 ? rest : rest.substring(0, dot);
+    String keyName = dot < 0 ? "" : rest.substring(dot + 1);
+    ConfigDef.ConfigKey key = template.keys().configKeys().get(keyName);
+    if (key == null) {
+      Set<String> candidates = new TreeSet<>();
+      template.keys().names().forEach(k -> candidates.add(template.prefix() + instance + "." + k));
+      problems.add(name + ": " + unknown(name, candidates));
+      return;
+    }
+    if (!listed.contains(instance)) {
+      problems.add(
+          name + ": '" + instance + "' is not listed in " + template.listKey() + " " + listed);
+      return;
+    }
+    value(key, name, value, problems)
+        .ifPresent(
+            v ->
+                instances
+                    .get(template.prefix())
+                    .computeIfAbsent(instance, n -> new TreeMap<>())
+                    .put(keyName, v));
+  }
+
+  private static void checkPassThrough(
+      PassThrough passThrough, String name, String value, List<String> problems) {
+    String clientKey = name.substring(passThrough.prefix().length());
+    String reason = passThrough.fixed().get(clientKey);
+    if (reason != null) {
+      problems.add(name + ": cannot be set: " + reason);
+      return;
+    }
+    ConfigDef.ConfigKey key = passThrough.resolve().apply(clientKey);
+    if (key == null) {
+      problems.add(
+          name + ": not a setting of " + passThrough.description() + suggestion(name, passThrough));
+      return;
+    }
+    try {
+      Object parsed = ConfigDef.parseType(name, value.trim(), key.type);
+      if (key.validator != null) {
+        key.validator.ensureValid(name, parsed);
+      }
+    } catch (ConfigException e) {
+      problems.add(name + ": " + invalid(key, value, e));
+    }
+  }
+
+  private static String suggestion(String name, PassThrough passThrough) {
+    String best = nearest(name.substring(passThrough.prefix().length()), passThrough.known());
+    return best == null ? "" : "; did you mean " + passThrough.prefix() + best + "?";
+  }
+
+  private String unknown(String name, Set<String> candidates) {
+    String best = nearest(name, candidates);
+    return "unknown key" + (best == null ? "" : "; did you mean " + best + "?");
+  }
+
+  private String unknownEnvironment(String variable) {
+    Set<String> candidates = new TreeSet<>();
+    allKeys().forEach(k -> candidates.add(envName(k)));
+    String best = nearest(variable, candidates);
+    return "sets no known key" + (best == null ? "" : "; did you mean " + best + "?");
+  }
+
+  /** The closest candidate by edit distance, if it is close enough to be a plausible typo. */
+  static String nearest(String name, Set<String> candidates) {
+    int limit = Math.max(3, name.length() / 4);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : candidates) {
+      int distance = DISTANCE.apply(name, candidate);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    return bestDistance <= limit ? best : null;
+  }
+
+  private Set<String> allKeys() {
+    Set<String> all = new TreeSet<>(keys.names());
+    for (Template template : templates) {
+      template.keys().names().forEach(k -> all.add(template.prefix() + "<name>." + k));
+    }
+    return all;
+  }
+
+  private Template templateOf(String name) {
+    for (Template template : templates) {
+      if (name.startsWith(template.prefix())) {
+        return template;
+      }
+    }
+    return null;
+  }
+
+  private PassThrough passThroughOf(String name) {
+    for (PassThrough passThrough : passThroughs) {
+      if (name.startsWith(passThrough.prefix())) {
+        return passThrough;
+      }
+    }
+    return null;
+  }
+
+  /** The environment variable that sets {@code key}. */
+  public static String envName(String key) {
+    return EnvironmentNames.of(key);
+  }
+
+  /** The key an environment variable sets, or {@code null} if it sets none this model knows. */
+  public String keyOf(String variable) {
+    return EnvironmentNames.keyOf(this, variable);
+  }
+
+  /**
+   * Whether a key's value is secret: its definition, ours or the Kafka client's, has type {@link
+   * ConfigDef.Type#PASSWORD}. The one rule for masking, everywhere.
+   */
+  public boolean isSecret(String name) {
+    ConfigDef.ConfigKey key = keys.configKeys().get(name);
+    if (key == null) {
+      Template template = templateOf(name);
+      if (template != null) {
+        key = template.keys().configKeys().get(name.substring(name.lastIndexOf('.') + 1));
+      } else {
+        PassThrough passThrough = passThroughOf(name);
+        if (passThrough != null) {
+          key = passThrough.resolve().apply(name.substring(passThrough.prefix().length()));
+        }
+      }
+    }
+    return key != null && key.type == ConfigDef.Type.PASSWORD;
+  }
+
+  private static Map<String, String> readProperties(Path file) {
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      properties.load(reader);
+    } catch (IOException e) {
+      throw new InvalidConfigurationException(
+          List.of("--config: cannot read " + file + ": " + e.getMessage()));
+    }
+    Map<String, String> values = new HashMap<>();
+    properties.stringPropertyNames().forEach(k -> values.put(k, properties.getProperty(k)));
+    return values;
+  }
+}

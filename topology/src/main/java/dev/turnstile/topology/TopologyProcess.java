@@ -1,0 +1,202 @@
+package dev.turnstile.topology;
+
+import dev.turnstile.runtime.cli.ExitCode;
+import dev.turnstile.runtime.topics.TopicSpec;
+import dev.turnstile.runtime.topics.TopicWatch;
+import dev.turnstile.topology.adapter.http.HealthServer;
+import dev.turnstile.topology.config.TopologyConfig;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The topology as a process under a supervisor (Kubernetes, systemd): probes first, then the
+ * topics, then Kafka Streams, and an exit code that says what went wrong.
+ *
+ * <ul>
+ *   <li>Before Kafka Streams starts, every catalogue topic must exist as declared (partition count,
+ *       {@code cleanup.policy}). It waits up to {@code topology.topics.wait-ms} (topics created
+ *       alongside, by Strimzi for instance), logging what is missing, then ends with {@link
+ *       ExitCode#TOPICS}. Kafka Streams itself would go to {@code ERROR} with a {@code
+ *       MissingSourceTopicException} and stay there, and its producers would make a broker that
+ *       allows auto-creation create a missing output topic with the broker's defaults.
+ *   <li>While running, the topics are checked every {@code topology.topics.check-interval-ms}; a
+ *       partition-count change or a missing topic is logged and makes the process unready (keys
+ *       would move between tasks and their state).
+ *   <li>When Kafka Streams reaches {@code ERROR} the process ends with {@link ExitCode#FAILURE}
+ *       instead of staying alive and useless.
+ * </ul>
+ *
+ * <p>Liveness holds while waiting for topics, rebalancing and restoring; readiness needs {@code
+ * RUNNING} and the topics as declared.
+ */
+public final class TopologyProcess implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TopologyProcess.class);
+
+  private final TopologyConfig config;
+  private final Admin admin;
+  private final TopicWatch topics;
+  private final HealthServer health;
+  private final ScheduledExecutorService scheduler;
+  private final CompletableFuture<Integer> exit = new CompletableFuture<>();
+  private final PrometheusMeterRegistry registry = TopologyApplication.newRegistry();
+  private volatile TopologyApplication app;
+  private volatile String phase = "WAITING_FOR_TOPICS";
+  private boolean closed;
+
+  private TopologyProcess(TopologyConfig config) {
+    this.config = config;
+    StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
+    this.admin = Admin.create(streams.getAdminConfigs(config.applicationId() + "-topics"));
+    this.topics = new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), (short) 0));
+    this.health =
+        HealthServer.start(
+            config.httpHost(),
+            config.httpPort(),
+            this::live,
+            this::ready,
+            this::state,
+            registry::scrape);
+    Gauge.builder("turnstile.topics.as.declared", topics, t -> t.status().asDeclared() ? 1 : 0)
+        .description("1 while every topic this process uses exists as the catalogue declares")
+        .register(registry);
+    Gauge.builder("turnstile.topology.ready", this, p -> p.ready() ? 1 : 0)
+        .description("1 while Kafka Streams is RUNNING and every topic is as declared")
+        .register(registry);
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "topology-supervision");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /**
+   * Starts the probes, waits for the topics, starts Kafka Streams; returns at once, see {@link
+   * #awaitExit()}.
+   */
+  public static TopologyProcess start(TopologyConfig config) {
+    TopologyProcess process = new TopologyProcess(config);
+    process.scheduler.execute(process::waitForTopicsThenRun);
+    return process;
+  }
+
+  /** The port of the probes and metrics server. */
+  public int healthPort() {
+    return health.port();
+  }
+
+  private void waitForTopicsThenRun() {
+    long deadline = System.nanoTime() + config.topicsWait().toNanos();
+    try {
+      TopicWatch.Status status = topics.check(admin, Duration.ofSeconds(10));
+      while (!status.asDeclared() && System.nanoTime() < deadline) {
+        Thread.sleep(1_000);
+        status = topics.check(admin, Duration.ofSeconds(10));
+      }
+      if (!status.asDeclared()) {
+        LOG.error(
+            "the topics are not as the catalogue declares after waiting {} ms: {}; create them"
+                + " (turnstile topics, or the KafkaTopic manifests) and start again",
+            config.topicsWait().toMillis(),
+            status.reachable() ? status.describe() : "Kafka did not answer");
+        exit.complete(ExitCode.TOPICS);
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    synchronized (this) {
+      if (exit.isDone()) {
+        return;
+      }
+      phase = "STARTING";
+      app = TopologyApplication.start(config, registry);
+    }
+    long interval = config.topicsCheckInterval().toMillis();
+    scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);
+  }
+
+  private void supervise() {
+    KafkaStreams.State state = app.state();
+    if (state == KafkaStreams.State.ERROR) {
+      LOG.error("Kafka Streams is in ERROR; ending the process so that it is restarted");
+      exit.complete(ExitCode.FAILURE);
+      return;
+    }
+    try {
+      topics.check(admin, config.topicsCheckInterval());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean live() {
+    TopologyApplication running = app;
+    return running == null || running.live();
+  }
+
+  private boolean ready() {
+    TopologyApplication running = app;
+    return running != null && running.ready() && topics.status().asDeclared();
+  }
+
+  private String state() {
+    TopologyApplication running = app;
+    if (running == null) {
+      return phase;
+    }
+    return topics.status().asDeclared() ? running.state().name() : "TOPICS_NOT_AS_DECLARED";
+  }
+
+  /** Whether it is {@code RUNNING} with every topic as declared. */
+  public boolean isReady() {
+    return ready();
+  }
+
+  /** Blocks until the process must end (topics missing, Kafka Streams failed, or closed). */
+  public int awaitExit() throws InterruptedException {
+    try {
+      return exit.get();
+    } catch (ExecutionException e) {
+      return ExitCode.FAILURE;
+    }
+  }
+
+  /** The exit code if the process has ended on its own, else {@code null}. */
+  public Integer exitCodeNow() {
+    return exit.getNow(null);
+  }
+
+  /** Stops Kafka Streams (a clean close commits and keeps local state), then the probes. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      exit.complete(ExitCode.OK);
+    }
+    scheduler.shutdownNow();
+    TopologyApplication running = app;
+    if (running != null) {
+      running.close();
+    }
+    health.close();
+    admin.close(Duration.ofSeconds(5));
+  }
+}

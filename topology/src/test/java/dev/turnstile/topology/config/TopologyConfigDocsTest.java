@@ -1,0 +1,60 @@
+package dev.turnstile.topology.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.runtime.config.ConfigDocs;
+import dev.turnstile.runtime.config.ReadmeBlock;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's topology configuration tables are generated from {@link TopologyConfigModel#MODEL},
+ * and the example files in {@code config/} are valid for it. {@code -Dturnstile.regenerate=true}
+ * rewrites the tables instead of checking them.
+ */
+class TopologyConfigDocsTest {
+
+  static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final String BLOCK = "topology configuration";
+  static final String REGENERATE =
+      "./mvnw -B -q -pl topology -am verify -DskipITs -Dtest=TopologyConfigDocsTest"
+          + " -Dsurefire.failIfNoSpecifiedTests=false -Dturnstile.regenerate=true";
+
+  @Test
+  void theReadmeTablesAreTheModels() throws Exception {
+    Path readme = REPOSITORY.resolve("README.md");
+    List<String> generated = ConfigDocs.markdown(TopologyConfigModel.MODEL);
+    if (Boolean.getBoolean("turnstile.regenerate")) {
+      ReadmeBlock.write(readme, BLOCK, generated);
+    }
+    assertThat(ReadmeBlock.read(readme, BLOCK))
+        .as(
+            "README.md's topology configuration drifted from TopologyConfigModel; run "
+                + REGENERATE)
+        .containsExactlyElementsOf(generated);
+  }
+
+  @Test
+  void theExampleFilesLoadAsTheyAre() {
+    TopologyConfig plain =
+        TopologyConfig.from(
+            ConfigValues.load(REPOSITORY.resolve("config/topology.properties"), Map.of()));
+    assertThat(plain.bootstrapServers()).isNotBlank();
+    assertThat(plain.numStandbyReplicas()).isEqualTo(1);
+
+    TopologyConfig secured =
+        TopologyConfig.from(
+            ConfigValues.of(
+                TopologyConfigModel.MODEL.load(
+                    List.of(
+                        REPOSITORY.resolve("config/topology.properties"),
+                        REPOSITORY.resolve("config/kafka-sasl-ssl.properties")),
+                    Map.of("TURNSTILE_KAFKA_SASL_JAAS_CONFIG", "secret from the environment"))));
+    assertThat(secured.kafkaCommon())
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.jaas.config", "secret from the environment");
+    assertThat(secured.toString()).doesNotContain("secret from the environment");
+  }
+}
