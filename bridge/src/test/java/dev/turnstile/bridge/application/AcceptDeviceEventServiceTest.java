@@ -3,6 +3,7 @@ package dev.turnstile.bridge.application;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
@@ -10,14 +11,17 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.OccurredAt;
+import dev.turnstile.schemas.OccurredAtWindow;
+import dev.turnstile.schemas.Violation;
 import io.cloudevents.CloudEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -226,9 +230,9 @@ class AcceptDeviceEventServiceTest {
                     .allSatisfy(v -> assertThat(v.message()).contains("not only dots"));
               });
     }
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("a.b").matches()).isTrue();
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher(".a").matches()).isTrue();
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("..a..").matches()).isTrue();
+    assertThat(Identifier.isValid("a.b")).isTrue();
+    assertThat(Identifier.isValid(".a")).isTrue();
+    assertThat(Identifier.isValid("..a..")).isTrue();
     assertThat(publisher.published).isEmpty();
   }
 
@@ -273,7 +277,7 @@ class AcceptDeviceEventServiceTest {
         .isInstanceOfSatisfying(
             InvalidDeviceEventException.class,
             e -> assertThat(e.violations().get(0).message()).contains("leap second"));
-    assertThat(AcceptDeviceEventService.timestampProblem("2014-11-18T15:40:26"))
+    assertThat(OccurredAt.problem("2014-11-18T15:40:26"))
         .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00");
   }
 

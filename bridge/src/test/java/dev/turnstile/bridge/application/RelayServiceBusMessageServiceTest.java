@@ -2,12 +2,12 @@ package dev.turnstile.bridge.application;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.turnstile.bridge.config.KeyRule;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Abandon;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Settlement;
+import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
