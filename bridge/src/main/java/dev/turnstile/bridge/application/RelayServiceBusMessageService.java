@@ -135,12 +135,12 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
     Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
     if (cause instanceof PublishException publish) {
       return switch (publish.reason()) {
-        case SATURATED -> new Abandon("saturated", publish.getMessage());
-        case UNAVAILABLE -> new Abandon("unavailable", publish.getMessage());
+        case SATURATED -> new Abandon(AbandonReason.SATURATED, publish.getMessage());
+        case UNAVAILABLE -> new Abandon(AbandonReason.UNAVAILABLE, publish.getMessage());
         case REJECTED -> deadLetter(DeadLetterReasons.KAFKA_REJECTED, publish.getMessage());
       };
     }
-    return new Abandon("error", String.valueOf(cause));
+    return new Abandon(AbandonReason.ERROR, String.valueOf(cause));
   }
 
   private static String truncate(String text) {

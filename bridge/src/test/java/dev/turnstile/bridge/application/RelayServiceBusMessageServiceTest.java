@@ -3,6 +3,7 @@ package dev.turnstile.bridge.application;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Abandon;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.AbandonReason;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
@@ -94,11 +95,12 @@ class RelayServiceBusMessageServiceTest {
     var route = route(KeyRule.MESSAGE_ID, true);
     publisher.failWith = Reason.SATURATED;
     assertThat(relay(route, message("m", null, Map.of())))
-        .isInstanceOfSatisfying(Abandon.class, a -> assertThat(a.reason()).isEqualTo("saturated"));
+        .isInstanceOfSatisfying(
+            Abandon.class, a -> assertThat(a.reason()).isEqualTo(AbandonReason.SATURATED));
     publisher.failWith = Reason.UNAVAILABLE;
     assertThat(relay(route, message("m", null, Map.of())))
         .isInstanceOfSatisfying(
-            Abandon.class, a -> assertThat(a.reason()).isEqualTo("unavailable"));
+            Abandon.class, a -> assertThat(a.reason()).isEqualTo(AbandonReason.UNAVAILABLE));
     publisher.failWith = Reason.REJECTED;
     assertThat(relay(route, message("m", null, Map.of())))
         .isInstanceOfSatisfying(
