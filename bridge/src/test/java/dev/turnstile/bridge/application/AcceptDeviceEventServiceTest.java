@@ -11,8 +11,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
-import dev.turnstile.bridge.port.out.PublishEventPort;
-import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
+import dev.turnstile.bridge.port.out.InMemoryPublisher;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import dev.turnstile.schemas.DeviceEvent;
@@ -29,9 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +38,7 @@ class AcceptDeviceEventServiceTest {
 
   private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
 
-  private final FakePublisher publisher = new FakePublisher();
+  private final InMemoryPublisher publisher = InMemoryPublisher.holding();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private AcceptDeviceEventService service(long cacheSize) {
@@ -73,7 +70,7 @@ class AcceptDeviceEventServiceTest {
     publisher.ackAll();
     assertThat(await(outcome)).isEqualTo(new Accepted("e-1", "device-events.raw.v1", 0, 0));
 
-    Published written = publisher.published.get(0);
+    InMemoryPublisher.Write written = publisher.published.get(0);
     assertThat(written.key()).isEqualTo("station-7");
     CloudEvent event = written.event();
     assertThat(event.getId()).isEqualTo("e-1");
@@ -448,59 +445,5 @@ class AcceptDeviceEventServiceTest {
     return registry.find(BridgeMetrics.DEVICE_EVENTS).tag("outcome", outcome).counters().stream()
         .mapToDouble(c -> c.count())
         .sum();
-  }
-
-  private record Published(
-      String topic, String key, CloudEvent event, CompletableFuture<PublishedEvent> ack) {}
-
-  /** In-memory PublishEventPort: holds each write until the test acknowledges or fails it. */
-  private static final class FakePublisher implements PublishEventPort {
-    final List<Published> published = new ArrayList<>();
-
-    /** The event ids of each {@code publishAll} call, in the order given. */
-    final List<List<String>> sequences = new ArrayList<>();
-
-    private final List<Published> pending = new ArrayList<>();
-
-    @Override
-    public List<CompletionStage<PublishedEvent>> publishAll(
-        String topic, String key, List<CloudEvent> events) {
-      sequences.add(events.stream().map(CloudEvent::getId).toList());
-      return PublishEventPort.super.publishAll(topic, key, events);
-    }
-
-    /** Fails each pending write with the reason given for it, acknowledges it where none. */
-    void answer(java.util.function.Function<Published, Reason> outcome) {
-      List<Published> answering = new ArrayList<>(pending);
-      pending.clear();
-      for (Published p : answering) {
-        Reason reason = outcome.apply(p);
-        if (reason == null) {
-          p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p)));
-        } else {
-          p.ack().completeExceptionally(new PublishException(reason, "x", null));
-        }
-      }
-    }
-
-    @Override
-    public CompletionStage<PublishedEvent> publish(
-        String topic, String key, CloudEvent event, Map<String, String> headers) {
-      Published write = new Published(topic, key, event, new CompletableFuture<>());
-      published.add(write);
-      pending.add(write);
-      return write.ack();
-    }
-
-    void ackAll() {
-      pending.forEach(
-          p -> p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p))));
-      pending.clear();
-    }
-
-    void failAll(Reason reason) {
-      pending.forEach(p -> p.ack().completeExceptionally(new PublishException(reason, "x", null)));
-      pending.clear();
-    }
   }
 }
