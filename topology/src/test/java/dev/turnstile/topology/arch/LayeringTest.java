@@ -20,6 +20,9 @@ class LayeringTest {
   static final JavaClasses CLASSES =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          // The schemas test-jar (golden samples, contract checks) is on the classpath as a jar
+          // once the reactor packaged it, where DO_NOT_INCLUDE_TESTS does not recognise it.
+          .withImportOption(location -> !location.contains("-tests.jar"))
           .importPackages("dev.turnstile");
 
   @Test
