@@ -63,12 +63,14 @@ public final class HttpBridgeServer {
   /**
    * Deploys the server instances; the future completes once all of them listen.
    *
+   * @param access authentication and rate limits of the device routes
    * @param kafkaReachable cached answer of whether Kafka is reachable, read by readiness
    * @param scrape the Prometheus exposition text
    */
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
       BridgeConfig config,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -85,7 +87,15 @@ public final class HttpBridgeServer {
                   @Override
                   public Future<?> start() {
                     return bridge.listen(
-                        vertx, config, port, guard, useCase, metrics, kafkaReachable, scrape);
+                        vertx,
+                        config,
+                        port,
+                        guard,
+                        access,
+                        useCase,
+                        metrics,
+                        kafkaReachable,
+                        scrape);
                   }
                 },
             new DeploymentOptions().setInstances(config.httpEventLoops()))
@@ -102,6 +112,7 @@ public final class HttpBridgeServer {
       BridgeConfig config,
       int port,
       ConnectionGuard guard,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -116,7 +127,7 @@ public final class HttpBridgeServer {
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout().toMillis()));
     servers.add(httpServer);
-    Router router = router(vertx, config, useCase, metrics, kafkaReachable, scrape);
+    Router router = router(vertx, config, access, useCase, metrics, kafkaReachable, scrape);
     return httpServer
         .connectionHandler(guard::connected)
         .invalidRequestHandler(request -> invalidRequest(request, metrics))
@@ -127,6 +138,7 @@ public final class HttpBridgeServer {
   private Router router(
       Vertx vertx,
       BridgeConfig config,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -134,8 +146,11 @@ public final class HttpBridgeServer {
     Router router = Router.router(vertx);
     DeviceEventsHandler events =
         new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
+    DeviceAccessHandler door =
+        new DeviceAccessHandler(access.credentials(), access.rateLimits(), metrics);
     router
         .post(EVENTS_PATH)
+        .handler(door)
         .handler(new RequireJson(metrics))
         .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
         .handler(events::handle);
@@ -144,6 +159,7 @@ public final class HttpBridgeServer {
     Route batchRoute =
         router
             .postWithRegex(BATCH_REGEX)
+            .handler(door)
             .handler(new RequireJson(metrics))
             .handler(BodyHandler.create(false).setBodyLimit(config.batchBodyLimitBytes()))
             .handler(batch::handle);
