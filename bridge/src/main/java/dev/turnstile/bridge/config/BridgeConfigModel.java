@@ -305,7 +305,8 @@ public final class BridgeConfigModel {
         Type.STRING,
         null,
         HIGH,
-        "path of the device credentials file (see \"Device credentials\"), e.g. a mounted"
+        "path of the device credentials file (format: README, \"Device authentication and rate"
+            + " limits\"), e.g. a mounted"
             + " Secret; required while `bridge.auth.enabled=true`; read at start-up, which fails"
             + " on an unreadable file or an invalid line",
         g,
