@@ -34,7 +34,9 @@ import java.util.function.Supplier;
 
 /**
  * The HTTP side of the bridge: the device events routes, health ({@code /health/live}, {@code
- * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json.
+ * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json. A
+ * request to a device route passes {@link DeviceAccessHandler} (its token, then its device's rate
+ * limit) before anything else, its body included, is read.
  *
  * <p>The server runs as {@link BridgeConfig#HTTP_EVENT_LOOPS} instances of one verticle, each with
  * its own router on its own event loop, all listening on the same port: Vert.x binds the socket
