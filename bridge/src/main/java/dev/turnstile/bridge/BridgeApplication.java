@@ -9,15 +9,10 @@ import dev.turnstile.bridge.adapter.servicebus.ServiceBusMessageSource;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.application.BodyValidator;
 import dev.turnstile.bridge.application.BridgeMetrics;
-import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.OccurredAtWindow;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
-import dev.turnstile.bridge.application.auth.DeviceCredentialsFile;
 import dev.turnstile.bridge.config.BridgeConfig;
-import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
-import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
 import dev.turnstile.bridge.config.ServiceBusConfig;
-import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.runtime.topics.TopicWatch;
 import dev.turnstile.schemas.TopicCatalogue;
@@ -110,20 +105,17 @@ public final class BridgeApplication implements AutoCloseable {
           }
         });
     readiness.start();
-    DeviceCredentialsFile credentials;
+    DeviceAccess access;
     try {
-      credentials = credentials(config.deviceAuth());
+      access = DeviceAccess.of(config.deviceAuth(), config.rateLimit());
     } catch (RuntimeException e) {
       readiness.close();
       publisher.close(Duration.ZERO);
       throw e;
     }
-    DeviceAccess access = deviceAccess(config.rateLimit(), credentials);
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
-      if (credentials != null) {
-        watchCredentials(vertx, credentials, config.deviceAuth().reloadInterval());
-      }
+      access.watch(vertx, config.deviceAuth().reloadInterval());
       HttpBridgeServer http =
           HttpBridgeServer.start(
                   vertx, config, access, service, metrics, readiness, registry::scrape)
@@ -151,73 +143,6 @@ public final class BridgeApplication implements AutoCloseable {
       throw new IllegalStateException(
           "the HTTP server did not start on " + config.httpHost() + ":" + config.httpPort(), e);
     }
-  }
-
-  /**
-   * The credentials file read, or {@code null} (with a warning) when authentication is off.
-   *
-   * @throws InvalidConfigurationException naming {@link BridgeConfig#AUTH_CREDENTIALS_FILE} when
-   *     the file cannot be read or holds an invalid line
-   */
-  private static DeviceCredentialsFile credentials(DeviceAuth auth) {
-    if (!auth.enabled()) {
-      LOG.warn(
-          "device authentication is OFF ({}=false): anyone who reaches the HTTP port can write"
-              + " events for any device",
-          BridgeConfig.AUTH_ENABLED);
-      return null;
-    }
-    DeviceCredentialsFile file;
-    try {
-      file = DeviceCredentialsFile.load(auth.credentialsFile());
-    } catch (IllegalArgumentException e) {
-      throw InvalidConfigurationException.of(BridgeConfig.AUTH_CREDENTIALS_FILE, e.getMessage());
-    }
-    LOG.info(
-        "device authentication on: {} credentials from {}",
-        file.current().size(),
-        auth.credentialsFile());
-    return file;
-  }
-
-  private static DeviceAccess deviceAccess(RateLimit rate, DeviceCredentialsFile credentials) {
-    if (!rate.enabled()) {
-      LOG.warn(
-          "device rate limits are OFF ({}=0): one device can take all of the bridge",
-          BridgeConfig.RATE_LIMIT_REQUESTS_PER_SECOND);
-    }
-    return new DeviceAccess(
-        credentials == null ? null : credentials::current,
-        rate.enabled()
-            ? new DeviceRateLimits(rate.requestsPerSecond(), rate.burst())
-            : DeviceRateLimits.NONE);
-  }
-
-  /**
-   * Reads the credentials file again every reload interval, off the event loops; a bad file is
-   * logged and the credentials in force stay.
-   */
-  private static void watchCredentials(
-      Vertx vertx, DeviceCredentialsFile file, Duration reloadInterval) {
-    vertx.setPeriodic(
-        reloadInterval.toMillis(),
-        timer ->
-            vertx
-                .executeBlocking(file::reloadIfChanged, false)
-                .onSuccess(
-                    reloaded -> {
-                      if (reloaded) {
-                        LOG.info(
-                            "device credentials reloaded: {} credentials from {}",
-                            file.current().size(),
-                            file.path());
-                      }
-                    })
-                .onFailure(
-                    e ->
-                        LOG.error(
-                            "device credentials not reloaded, the previous ones stay: {}",
-                            e.getMessage())));
   }
 
   /**

@@ -2,14 +2,11 @@ package dev.turnstile.bridge.adapter.http;
 
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.application.BridgeMetrics;
-import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.auth.Authentication;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
-import dev.turnstile.bridge.application.auth.DeviceCredentials;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * The door of the device routes: authenticates the request for the deviceId in its path, then takes
@@ -27,17 +24,11 @@ final class DeviceAccessHandler implements PlatformHandler {
 
   static final String REALM = "turnstile";
 
-  private final Supplier<DeviceCredentials> credentials;
-  private final DeviceRateLimits limits;
+  private final DeviceAccess access;
   private final BridgeMetrics metrics;
 
-  /**
-   * @param credentials the credentials in force, or {@code null} when authentication is off
-   */
-  DeviceAccessHandler(
-      Supplier<DeviceCredentials> credentials, DeviceRateLimits limits, BridgeMetrics metrics) {
-    this.credentials = credentials;
-    this.limits = limits;
+  DeviceAccessHandler(DeviceAccess access, BridgeMetrics metrics) {
+    this.access = access;
     this.metrics = metrics;
   }
 
@@ -48,15 +39,17 @@ final class DeviceAccessHandler implements PlatformHandler {
       ctx.next(); // the events handler answers 400 for it
       return;
     }
-    if (credentials != null) {
+    if (access.authenticates()) {
       Authentication authentication =
-          credentials.get().authenticate(deviceId, ctx.request().headers().getAll("Authorization"));
+          access
+              .credentials()
+              .authenticate(deviceId, ctx.request().headers().getAll("Authorization"));
       if (authentication instanceof Refused refused) {
         refuse(ctx, refused);
         return;
       }
     }
-    long waitNanos = limits.tryAcquire(deviceId);
+    long waitNanos = access.rateLimits().tryAcquire(deviceId);
     if (waitNanos > 0) {
       metrics.rejected(Kind.RATE_LIMITED.slug);
       long seconds = Math.max(1, (waitNanos + TimeUnit.SECONDS.toNanos(1) - 1) / 1_000_000_000L);

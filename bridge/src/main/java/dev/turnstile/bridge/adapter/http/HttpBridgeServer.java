@@ -148,8 +148,7 @@ public final class HttpBridgeServer {
     Router router = Router.router(vertx);
     DeviceEventsHandler events =
         new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
-    DeviceAccessHandler door =
-        new DeviceAccessHandler(access.credentials(), access.rateLimits(), metrics);
+    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics);
     router
         .post(EVENTS_PATH)
         .handler(door)
