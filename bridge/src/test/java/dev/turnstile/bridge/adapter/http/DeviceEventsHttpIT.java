@@ -60,6 +60,7 @@ class DeviceEventsHttpIT {
             BridgeConfigLoader.fromMap(
                 Map.of(
                     "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                    "bridge.auth.enabled", "false", // not about authentication
                     "topic.prefix", "it.",
                     "bridge.http.host", "127.0.0.1",
                     "bridge.http.port", "0",
@@ -375,6 +376,7 @@ class DeviceEventsHttpIT {
             BridgeConfigLoader.fromMap(
                 Map.of(
                     "kafka.bootstrap.servers", "127.0.0.1:" + closedPort,
+                    "bridge.auth.enabled", "false", // not about authentication
                     "bridge.http.host", "127.0.0.1",
                     "bridge.http.port", "0",
                     "bridge.kafka.ack-timeout-ms", "1000",
