@@ -66,6 +66,15 @@ class DeviceEventsHttpIT {
                     "bridge.http.port", "0",
                     "bridge.http.body-limit-bytes", "4096",
                     "bridge.kafka.readiness-interval-ms", "200")));
+    // The bridge answers 503 until it has seen its topic as declared; every test here expects the
+    // ready bridge.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                send(bridge, HttpRequest.newBuilder(uri(bridge, "/health/ready")).GET())
+                        .statusCode()
+                    == 200);
     consumer =
         new KafkaConsumer<>(
             Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
