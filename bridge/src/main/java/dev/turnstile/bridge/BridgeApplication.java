@@ -1,17 +1,22 @@
 package dev.turnstile.bridge;
 
-import dev.turnstile.bridge.adapter.http.DeviceAccess;
 import dev.turnstile.bridge.adapter.http.HttpBridgeServer;
 import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
 import dev.turnstile.bridge.adapter.kafka.KafkaReadinessProbe;
 import dev.turnstile.bridge.adapter.servicebus.ServiceBusMessageSource;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
+import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
+import dev.turnstile.bridge.application.auth.AuthorizeDeviceRequestService;
+import dev.turnstile.bridge.application.auth.DeviceCredentialsFile;
 import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
+import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.out.BodyValidator;
+import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.runtime.topics.TopicWatch;
 import dev.turnstile.schemas.OccurredAtWindow;
@@ -105,9 +110,9 @@ public final class BridgeApplication implements AutoCloseable {
           }
         });
     readiness.start();
-    DeviceAccess access;
+    AuthorizeDeviceRequestService access;
     try {
-      access = DeviceAccess.of(config.deviceAuth(), config.rateLimit());
+      access = deviceAccess(config.deviceAuth(), config.rateLimit());
     } catch (RuntimeException e) {
       readiness.close();
       publisher.close(Duration.ZERO);
@@ -115,7 +120,12 @@ public final class BridgeApplication implements AutoCloseable {
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
-      access.watch(vertx, config.deviceAuth().reloadInterval());
+      if (access.authenticates()) {
+        // A changed credentials file takes effect without a restart; read off the event loops.
+        vertx.setPeriodic(
+            config.deviceAuth().reloadInterval().toMillis(),
+            timer -> vertx.executeBlocking(access::reloadCredentials, false));
+      }
       HttpBridgeServer http =
           HttpBridgeServer.start(
                   vertx, config, access, service, metrics, readiness, registry::scrape)
@@ -143,6 +153,43 @@ public final class BridgeApplication implements AutoCloseable {
       throw new IllegalStateException(
           "the HTTP server did not start on " + config.httpHost() + ":" + config.httpPort(), e);
     }
+  }
+
+  /**
+   * Reads the credentials file when authentication is on; warns when authentication or the rate
+   * limits are off.
+   *
+   * @throws InvalidConfigurationException naming {@link BridgeConfig#AUTH_CREDENTIALS_FILE} when
+   *     the file cannot be read or holds an invalid line
+   */
+  private static AuthorizeDeviceRequestService deviceAccess(DeviceAuth auth, RateLimit rate) {
+    if (!rate.enabled()) {
+      LOG.warn(
+          "device rate limits are OFF ({}=0): one device can take all of the bridge",
+          BridgeConfig.RATE_LIMIT_REQUESTS_PER_SECOND);
+    }
+    DeviceRateLimits limits =
+        rate.enabled()
+            ? new DeviceRateLimits(rate.requestsPerSecond(), rate.burst())
+            : DeviceRateLimits.NONE;
+    if (!auth.enabled()) {
+      LOG.warn(
+          "device authentication is OFF ({}=false): anyone who reaches the HTTP port can write"
+              + " events for any device",
+          BridgeConfig.AUTH_ENABLED);
+      return new AuthorizeDeviceRequestService(null, limits);
+    }
+    DeviceCredentialsFile file;
+    try {
+      file = DeviceCredentialsFile.load(auth.credentialsFile());
+    } catch (IllegalArgumentException e) {
+      throw InvalidConfigurationException.of(BridgeConfig.AUTH_CREDENTIALS_FILE, e.getMessage());
+    }
+    LOG.info(
+        "device authentication on: {} credentials from {}",
+        file.current().size(),
+        auth.credentialsFile());
+    return new AuthorizeDeviceRequestService(file, limits);
   }
 
   /**

@@ -4,7 +4,6 @@ import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameEndingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -34,7 +33,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Schema compiler). Each caught a leak on main before this change: the HTTP adapter read the
  * identifier rule from {@code AcceptDeviceEventService} and counted through application's {@code
  * BridgeMetrics}, the JSON Schema adapter implemented application's {@code BodyValidator}, and the
- * relay service used configuration's {@code KeyRule}.
+ * relay service used configuration's {@code KeyRule}, and the HTTP adapter's device access built
+ * and called the credentials and rate limits of the application (issue 11) instead of {@code
+ * AuthorizeDeviceRequestUseCase}.
  */
 class ArchitectureTest {
 
@@ -136,20 +137,6 @@ class ArchitectureTest {
   private static final Map<String, List<String>> SHARED_ADAPTERS =
       Map.of("http", List.of("jsonschema"));
 
-  /**
-   * Known leaks, named so that no other passes: issue 11's device access ({@code DeviceAccess},
-   * {@code DeviceAccessHandler}) builds and calls application classes ({@code
-   * DeviceCredentialsFile}, {@code DeviceCredentials}, {@code Authentication}, {@code
-   * DeviceRateLimits}) instead of a {@code port.in} use case. This rule found them on the merge of
-   * issue 11; moving them behind a port is left to a follow-up.
-   */
-  private static final DescribedPredicate<JavaClass> KNOWN_HTTP_LEAKS =
-      resideInAPackage("dev.turnstile.bridge.application.auth..")
-          .or(
-              simpleName("DeviceRateLimits")
-                  .and(resideInAPackage("dev.turnstile.bridge.application")))
-          .as("the known device-access leaks of issue 11");
-
   @Test
   void theApplicationUsesOnlyPortsTheDomainMetricsAndItsLibraries() {
     classes()
@@ -201,9 +188,6 @@ class ArchitectureTest {
                     "dev.turnstile.runtime.."));
     for (String shared : SHARED_ADAPTERS.getOrDefault(adapter, List.of())) {
       allowed = allowed.or(resideInAPackage("dev.turnstile.bridge.adapter." + shared + ".."));
-    }
-    if (adapter.equals("http")) {
-      allowed = allowed.or(KNOWN_HTTP_LEAKS);
     }
     classes().that().resideInAPackage(own).should().onlyDependOnClassesThat(allowed).check(CLASSES);
   }

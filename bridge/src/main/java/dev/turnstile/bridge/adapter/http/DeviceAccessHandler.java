@@ -1,19 +1,23 @@
 package dev.turnstile.bridge.adapter.http;
 
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.application.auth.Authentication;
-import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The door of the device routes: authenticates the request for the deviceId in its path, then takes
- * one request from that device's rate limit, before the body is read. A refused request is answered
- * at once as problem+json and counted ({@code turnstile.bridge.device.events} with outcome {@code
- * rejected} and reason {@code unauthenticated}, {@code forbidden} or {@code rate-limited}); nothing
- * reaches the use case, so nothing is written to Kafka.
+ * The door of the device routes: asks {@link AuthorizeDeviceRequestUseCase} whether the request may
+ * go ahead for the deviceId in its path (its token, then that device's rate limit), before the body
+ * is read. A refused request is answered at once as problem+json and counted ({@code
+ * turnstile.bridge.device.events} with outcome {@code rejected} and reason {@code unauthenticated},
+ * {@code forbidden} or {@code rate-limited}); nothing reaches the use case, so nothing is written
+ * to Kafka.
  *
  * <p>401 and 403 carry {@code WWW-Authenticate: Bearer} as RFC 6750 §3 describes (no error code
  * when no token was sent, {@code invalid_token} for a bad one, {@code insufficient_scope} for a
@@ -24,10 +28,10 @@ final class DeviceAccessHandler implements PlatformHandler {
 
   static final String REALM = "turnstile";
 
-  private final DeviceAccess access;
+  private final AuthorizeDeviceRequestUseCase access;
   private final BridgeMetrics metrics;
 
-  DeviceAccessHandler(DeviceAccess access, BridgeMetrics metrics) {
+  DeviceAccessHandler(AuthorizeDeviceRequestUseCase access, BridgeMetrics metrics) {
     this.access = access;
     this.metrics = metrics;
   }
@@ -39,28 +43,28 @@ final class DeviceAccessHandler implements PlatformHandler {
       ctx.next(); // the events handler answers 400 for it
       return;
     }
-    if (access.authenticates()) {
-      Authentication authentication =
-          access
-              .credentials()
-              .authenticate(deviceId, ctx.request().headers().getAll("Authorization"));
-      if (authentication instanceof Refused refused) {
-        refuse(ctx, refused);
-        return;
-      }
+    Decision decision = access.authorize(deviceId, ctx.request().headers().getAll("Authorization"));
+    if (decision instanceof Refused refused) {
+      refuse(ctx, refused);
+    } else if (decision instanceof RateLimited limited) {
+      rateLimited(ctx, deviceId, limited);
+    } else if (decision instanceof Allowed) {
+      ctx.next();
+    } else {
+      // Java 17 has no exhaustive pattern switch: a new kind of decision must not pass unchecked.
+      throw new IllegalStateException("unhandled device access decision " + decision);
     }
-    long waitNanos = access.rateLimits().tryAcquire(deviceId);
-    if (waitNanos > 0) {
-      metrics.rejected(Kind.RATE_LIMITED.slug);
-      long seconds = Math.max(1, (waitNanos + TimeUnit.SECONDS.toNanos(1) - 1) / 1_000_000_000L);
-      ctx.response().putHeader("Retry-After", Long.toString(seconds));
-      Problems.send(
-          ctx,
-          Kind.RATE_LIMITED,
-          "device " + deviceId + " sends faster than its rate limit; retry in " + seconds + " s");
-      return;
-    }
-    ctx.next();
+  }
+
+  private void rateLimited(RoutingContext ctx, String deviceId, RateLimited limited) {
+    metrics.rejected(Kind.RATE_LIMITED.slug);
+    long waitNanos = limited.retryAfter().toNanos();
+    long seconds = Math.max(1, (waitNanos + TimeUnit.SECONDS.toNanos(1) - 1) / 1_000_000_000L);
+    ctx.response().putHeader("Retry-After", Long.toString(seconds));
+    Problems.send(
+        ctx,
+        Kind.RATE_LIMITED,
+        "device " + deviceId + " sends faster than its rate limit; retry in " + seconds + " s");
   }
 
   private void refuse(RoutingContext ctx, Refused refused) {

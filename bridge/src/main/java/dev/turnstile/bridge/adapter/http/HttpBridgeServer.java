@@ -5,6 +5,7 @@ import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.DeploymentOptions;
@@ -72,7 +73,7 @@ public final class HttpBridgeServer {
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
       BridgeConfig config,
-      DeviceAccess access,
+      AuthorizeDeviceRequestUseCase access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -114,7 +115,7 @@ public final class HttpBridgeServer {
       BridgeConfig config,
       int port,
       ConnectionGuard guard,
-      DeviceAccess access,
+      AuthorizeDeviceRequestUseCase access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -140,7 +141,7 @@ public final class HttpBridgeServer {
   private Router router(
       Vertx vertx,
       BridgeConfig config,
-      DeviceAccess access,
+      AuthorizeDeviceRequestUseCase access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,

@@ -1,8 +1,8 @@
 package dev.turnstile.bridge.application.auth;
 
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
-import dev.turnstile.bridge.application.auth.Authentication.Refusal;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;

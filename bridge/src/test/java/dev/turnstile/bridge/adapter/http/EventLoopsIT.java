@@ -6,6 +6,7 @@ import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -91,7 +92,7 @@ class EventLoopsIT {
     return HttpBridgeServer.start(
             vertx,
             config,
-            DeviceAccess.OPEN,
+            (deviceId, authorization) -> new Allowed(),
             useCase,
             new BridgeMetrics(new SimpleMeterRegistry()),
             () -> true,

@@ -7,9 +7,9 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
-import dev.turnstile.bridge.application.auth.Authentication.Refusal;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

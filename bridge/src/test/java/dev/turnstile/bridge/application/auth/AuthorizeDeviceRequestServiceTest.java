@@ -1,0 +1,102 @@
+package dev.turnstile.bridge.application.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.turnstile.bridge.application.DeviceRateLimits;
+import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AuthorizeDeviceRequestServiceTest {
+
+  @TempDir Path dir;
+
+  private final Issued station1 = DeviceCredential.issue("station-1");
+
+  @Test
+  void aRefusedTokenTakesNothingFromTheDevicesRateLimit() throws IOException {
+    AuthorizeDeviceRequestService access =
+        new AuthorizeDeviceRequestService(file(station1), new DeviceRateLimits(1, 1));
+
+    Decision missing = access.authorize("station-1", List.of());
+    Decision wrongScheme = access.authorize("station-1", List.of("Basic " + station1.token()));
+
+    assertThat(missing).isEqualTo(new Refused(Refusal.MISSING, missingDetail()));
+    assertThat(wrongScheme).isInstanceOf(Refused.class);
+    assertThat(access.authorize("station-1", bearer(station1))).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", bearer(station1)))
+        .isInstanceOfSatisfying(
+            RateLimited.class,
+            limited ->
+                assertThat(limited.retryAfter())
+                    .isPositive()
+                    .isLessThanOrEqualTo(Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void aTokenOfAnotherDeviceIsForbidden() throws IOException {
+    AuthorizeDeviceRequestService access =
+        new AuthorizeDeviceRequestService(file(station1), DeviceRateLimits.NONE);
+
+    assertThat(access.authorize("station-2", bearer(station1)))
+        .isInstanceOfSatisfying(
+            Refused.class, refused -> assertThat(refused.refusal()).isEqualTo(Refusal.FORBIDDEN));
+  }
+
+  @Test
+  void withoutCredentialsOnlyTheRateLimitApplies() {
+    AuthorizeDeviceRequestService access =
+        new AuthorizeDeviceRequestService(null, new DeviceRateLimits(1, 1));
+
+    assertThat(access.authenticates()).isFalse();
+    assertThat(access.reloadCredentials()).isFalse();
+    assertThat(access.authorize("station-1", List.of())).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", List.of())).isInstanceOf(RateLimited.class);
+  }
+
+  @Test
+  void aReloadTakesAChangedFileAndKeepsTheCredentialsWhenTheNewFileIsBad() throws IOException {
+    Path path = dir.resolve("credentials");
+    Files.writeString(path, station1.credential().line() + "\n");
+    AuthorizeDeviceRequestService access =
+        new AuthorizeDeviceRequestService(DeviceCredentialsFile.load(path), DeviceRateLimits.NONE);
+    Issued rotated = DeviceCredential.issue("station-1");
+
+    Files.writeString(path, rotated.credential().line() + "\n");
+    assertThat(access.reloadCredentials()).isTrue();
+    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", bearer(station1))).isInstanceOf(Refused.class);
+
+    Files.writeString(path, "not a credential\n");
+    assertThat(access.reloadCredentials()).isFalse();
+    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(new Allowed());
+  }
+
+  private DeviceCredentialsFile file(Issued... issued) throws IOException {
+    Path path = dir.resolve("credentials");
+    StringBuilder lines = new StringBuilder();
+    for (Issued i : issued) {
+      lines.append(i.credential().line()).append('\n');
+    }
+    Files.writeString(path, lines);
+    return DeviceCredentialsFile.load(path);
+  }
+
+  private static List<String> bearer(Issued issued) {
+    return List.of("Bearer " + issued.token());
+  }
+
+  private static String missingDetail() {
+    return "send Authorization: Bearer <device token>";
+  }
+}
