@@ -32,7 +32,9 @@ import picocli.CommandLine.Option;
     subcommands = {
       Bench.TopologyCommand.class,
       Bench.CostCommand.class,
-      Bench.RestoreCommand.class
+      Bench.RestoreCommand.class,
+      BridgeCommand.class,
+      EndToEndCommand.class
     },
     description = "Benchmarks on a real broker, with baselines measured in the same run.")
 public final class Bench implements Runnable {

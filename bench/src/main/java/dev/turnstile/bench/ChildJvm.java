@@ -70,6 +70,34 @@ final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /**
+   * Any other program (e.g. another vendor's server on its own JDK), its stdout and stderr both to
+   * {@code log}; stop it with {@link #terminate()}.
+   */
+  static ChildJvm startProgram(List<String> command, Path log) {
+    try {
+      Files.createDirectories(log.getParent());
+      Process process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+              .start();
+      return new ChildJvm(process, log);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + command.get(0), e);
+    }
+  }
+
+  /** Sends SIGTERM, as a pod's stop does, then waits as {@link #close()} does. */
+  void terminate() {
+    process.destroy();
+    close();
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
   /** Waits for a line starting with {@code prefix} and returns the rest of it. */
   String await(String prefix, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -27,6 +27,16 @@ final class Machine {
     return m;
   }
 
+  /** The 1, 5 and 15 minute load averages ({@code /proc/loadavg}); "?" where unavailable. */
+  static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "?";
+    }
+  }
+
   private static String firstValue(Path file, String key) {
     try {
       return Files.readAllLines(file).stream()

@@ -13,7 +13,9 @@ import picocli.CommandLine;
 /**
  * The benchmark harness in its short form, as CI runs it: a broker process, a few thousand events
  * through the bridge's write path, a pass-through and the topology each in its own JVM, a results
- * file and a chart. Checks the harness works and its figures are sane, not how fast anything is.
+ * file and a chart; the bridge benchmark (without Strimzi, which CI does not build) and the
+ * end-to-end one in a few seconds each. Checks the harness works and its figures are sane, not how
+ * fast anything is.
  */
 class BenchSmokeIT {
 
@@ -49,6 +51,71 @@ class BenchSmokeIT {
     // Dedup, sessions and hops write more than the one output record of a pass-through.
     assertThat(turnstile.path("offsetsWrittenPerEvent").asDouble()).isGreaterThan(2);
     assertThat(Files.size(out.resolve("topology.png"))).isPositive();
+  }
+
+  @Test
+  void theBridgeBenchmarkRunsAndEvery2xxIsARecordInKafka() throws Exception {
+    int exit =
+        new CommandLine(new Bench())
+            .execute(
+                "bridge",
+                "--runs",
+                "1",
+                "--warmup",
+                "1",
+                "--duration",
+                "2",
+                "--jvm-warmup",
+                "1",
+                "--connections",
+                "8",
+                "--batch-sizes",
+                "10",
+                "--out",
+                out.toString());
+
+    assertThat(exit).isZero();
+    JsonNode results = Json.mapper().readTree(out.resolve("bridge.json").toFile());
+    assertThat(results.path("medians"))
+        .extracting(m -> m.path("candidate").asText())
+        .containsExactly(
+            "turnstile-single-c8",
+            "turnstile-batch10-c64",
+            "turnstile-half-saturation",
+            "raw-producer");
+    for (JsonNode median : results.path("medians")) {
+      assertThat(median.path("recordsPerSecond").asDouble()).as(median.toString()).isPositive();
+    }
+    assertThat(results.path("targets").path("recordsInKafkaEqual2xxInEveryRun").asBoolean())
+        .isTrue();
+    assertThat(results.path("targets").path("blockedEventLoopWarnings").asLong()).isZero();
+    assertThat(Files.size(out.resolve("bridge.png"))).isPositive();
+  }
+
+  @Test
+  void theEndToEndBenchmarkSeesEveryAcceptedEventsSessionRecord() throws Exception {
+    int exit =
+        new CommandLine(new Bench())
+            .execute(
+                "e2e",
+                "--runs",
+                "1",
+                "--flood",
+                "2",
+                "--duration",
+                "3",
+                "--devices",
+                "50",
+                "--out",
+                out.toString());
+
+    assertThat(exit).isZero();
+    JsonNode results = Json.mapper().readTree(out.resolve("e2e.json").toFile());
+    JsonNode run = results.path("runs").get(0);
+    assertThat(run.path("accepted").asLong()).isPositive();
+    assertThat(run.path("missing").asLong()).isZero();
+    assertThat(results.path("medians").path("p99Millis").asDouble()).isPositive();
+    assertThat(Files.size(out.resolve("e2e.png"))).isPositive();
   }
 
   @Test

@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,14 +104,18 @@ public final class BridgeApplication implements AutoCloseable {
           }
         });
     readiness.start();
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
       HttpBridgeServer http =
           HttpBridgeServer.start(vertx, config, service, metrics, readiness, registry::scrape)
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
-      LOG.info("bridge listening on {}:{}", config.httpHost(), http.port());
+      LOG.info(
+          "bridge listening on {}:{} with {} event loops",
+          config.httpHost(),
+          http.port(),
+          config.httpEventLoops());
       BridgeApplication bridge =
           new BridgeApplication(config, vertx, registry, publisher, readiness, http);
       if (config.serviceBus() != null) {

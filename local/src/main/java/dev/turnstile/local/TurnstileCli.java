@@ -120,8 +120,8 @@ public final class TurnstileCli implements Runnable {
                   "turnstile-up-shutdown"));
       System.out.printf(
           "Turnstile is up (data in a temporary folder, deleted on stop).%n"
-              + "  HTTP bridge:        http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events,"
-              + " /health/live, /health/ready, /metrics)%n"
+              + "  HTTP bridge:        http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events"
+              + " and .../events:batch, /health/live, /health/ready, /metrics)%n"
               + "  Topology probes:    http://127.0.0.1:%d  (/health/live, /health/ready, /metrics)%n"
               + "  Kafka bootstrap:    %s%n"
               + "  Service Bus queue:  %s  on  %s%n"

@@ -1,34 +1,28 @@
 package dev.turnstile.bridge.application;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.out.PublishEventPort;
+import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
-import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
-import dev.turnstile.schemas.Json;
-import io.cloudevents.CloudEvent;
-import io.cloudevents.core.builder.CloudEventBuilder;
 import io.micrometer.core.instrument.Timer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,18 +53,16 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
   /** A leap second in an RFC 3339 time: {@code hh:mm:60}, fraction and offset as may follow. */
   private static final Pattern LEAP_SECOND = Pattern.compile(".*[Tt ]\\d{2}:\\d{2}:60(\\D.*)?$");
 
-  static final URI DATA_SCHEMA = schemaId("dev/turnstile/schemas/device-event.v1.schema.json");
-
   private final PublishEventPort publisher;
   private final String topic;
   private final Clock clock;
   private final BridgeMetrics metrics;
-  private final Cache<EventKey, String> recentlyAccepted;
+  private final RecentlyAccepted<EventKey> recentlyAccepted;
   private final OccurredAtWindow window;
 
   /**
    * @param topic full name of {@code device-events.raw.v1} with its prefix
-   * @param cacheSize entries of the recent-accepted cache; 0 disables it
+   * @param cacheSize ids of the recent-accepted cache (the last ones acknowledged); 0 disables it
    * @param cacheTtl how long an acknowledged event is remembered
    * @param window the plausible device timestamps; outside it an event is refused
    */
@@ -90,7 +82,11 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     this.recentlyAccepted =
         cacheSize <= 0
             ? null
-            : Caffeine.newBuilder().maximumSize(cacheSize).expireAfterWrite(cacheTtl).build();
+            : new RecentlyAccepted<>(
+                (int) Math.min(cacheSize, Integer.MAX_VALUE), cacheTtl, System::nanoTime);
+    if (recentlyAccepted != null) {
+      metrics.bindDuplicateCache(recentlyAccepted);
+    }
   }
 
   /**
@@ -99,7 +95,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
    */
   public void forgetAccepted() {
     if (recentlyAccepted != null) {
-      recentlyAccepted.invalidateAll();
+      recentlyAccepted.forgetAll();
     }
   }
 
@@ -114,13 +110,13 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
     EventKey key = new EventKey(event.deviceId(), event.eventId());
     String fingerprint = ContentFingerprint.of(command);
-    String first = recentlyAccepted == null ? null : recentlyAccepted.getIfPresent(key);
+    String first = recentlyAccepted == null ? null : recentlyAccepted.fingerprint(key);
     if (first != null) {
       return CompletableFuture.completedFuture(duplicate(event, !first.equals(fingerprint)));
     }
     Timer.Sample write = metrics.kafkaWriteStarted();
     return publisher
-        .publish(topic, event.deviceId(), toCloudEvent(event))
+        .publish(topic, event.deviceId(), DeviceCloudEvents.of(event))
         .handle(
             (published, failure) -> {
               metrics.kafkaAnswered(write, failure == null);
@@ -128,13 +124,111 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
                 throw countFailure(failure);
               }
               if (recentlyAccepted != null) {
-                recentlyAccepted.put(key, fingerprint);
+                recentlyAccepted.remember(key, fingerprint);
               }
               metrics.accepted();
               return new Accepted(
                   event.eventId(), published.topic(), published.partition(), published.offset());
             });
   }
+
+  @Override
+  public CompletionStage<List<Outcome>> acceptAll(List<AcceptDeviceEventCommand> commands) {
+    if (commands.isEmpty()) {
+      throw new IllegalArgumentException("a batch has at least one event");
+    }
+    String deviceId = commands.get(0).deviceId();
+    if (commands.stream().anyMatch(c -> !Objects.equals(deviceId, c.deviceId()))) {
+      throw new IllegalArgumentException("a batch holds one device's events");
+    }
+    Outcome[] outcomes = new Outcome[commands.size()];
+    List<Write> writes = writesOf(commands, outcomes);
+    if (writes.isEmpty()) {
+      return CompletableFuture.completedFuture(List.of(outcomes));
+    }
+    List<Timer.Sample> samples = writes.stream().map(w -> metrics.kafkaWriteStarted()).toList();
+    List<CompletionStage<PublishedEvent>> acks =
+        publisher.publishAll(
+            topic, deviceId, writes.stream().map(w -> DeviceCloudEvents.of(w.event())).toList());
+    AtomicReference<Throwable> notAcknowledged = new AtomicReference<>();
+    CompletableFuture<?>[] answered = new CompletableFuture<?>[writes.size()];
+    for (int i = 0; i < writes.size(); i++) {
+      Write write = writes.get(i);
+      Timer.Sample sample = samples.get(i);
+      answered[i] =
+          acks.get(i)
+              .handle(
+                  (published, failure) -> {
+                    metrics.kafkaAnswered(sample, failure == null);
+                    if (failure == null) {
+                      outcomes[write.index()] = acknowledged(write, published);
+                    } else {
+                      Throwable cause = countFailure(failure).getCause();
+                      if (cause instanceof PublishException p && !p.reason().retriable()) {
+                        outcomes[write.index()] =
+                            new NotWritten(write.event().eventId(), p.getMessage());
+                      } else {
+                        notAcknowledged.compareAndSet(null, cause);
+                      }
+                    }
+                    return null;
+                  })
+              .toCompletableFuture();
+    }
+    return CompletableFuture.allOf(answered)
+        .thenApply(
+            all -> {
+              if (notAcknowledged.get() != null) {
+                throw new CompletionException(notAcknowledged.get());
+              }
+              return List.of(outcomes);
+            });
+  }
+
+  /**
+   * Checks each command; fills {@code outcomes} for those not to be written (invalid, or a
+   * duplicate of a recent one or of one earlier in the batch) and returns the rest, in order.
+   */
+  private List<Write> writesOf(List<AcceptDeviceEventCommand> commands, Outcome[] outcomes) {
+    List<Write> writes = new ArrayList<>();
+    Map<EventKey, String> earlier = new HashMap<>();
+    for (int i = 0; i < commands.size(); i++) {
+      AcceptDeviceEventCommand command = commands.get(i);
+      DeviceEvent event;
+      try {
+        event = validate(command);
+      } catch (InvalidDeviceEventException e) {
+        metrics.rejected("semantic");
+        outcomes[i] = new Invalid(command.eventId(), e.violations());
+        continue;
+      }
+      EventKey key = new EventKey(event.deviceId(), event.eventId());
+      String fingerprint = ContentFingerprint.of(command);
+      String first = earlier.get(key);
+      if (first == null && recentlyAccepted != null) {
+        first = recentlyAccepted.fingerprint(key);
+      }
+      if (first != null) {
+        outcomes[i] = duplicate(event, !first.equals(fingerprint));
+        continue;
+      }
+      earlier.put(key, fingerprint);
+      writes.add(new Write(i, key, fingerprint, event));
+    }
+    return writes;
+  }
+
+  private Accepted acknowledged(Write write, PublishedEvent published) {
+    if (recentlyAccepted != null) {
+      recentlyAccepted.remember(write.key(), write.fingerprint());
+    }
+    metrics.accepted();
+    return new Accepted(
+        write.event().eventId(), published.topic(), published.partition(), published.offset());
+  }
+
+  /** An event of a batch to be written, at its index in the batch. */
+  private record Write(int index, EventKey key, String fingerprint, DeviceEvent event) {}
 
   /** First wins; a repeat with other content is answered the same but not silently. */
   private Duplicate duplicate(DeviceEvent event, boolean conflict) {
@@ -241,37 +335,6 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
           + OCCURRED_AT_RULE;
     }
     return "occurredAt must be " + OCCURRED_AT_RULE;
-  }
-
-  private static CloudEvent toCloudEvent(DeviceEvent event) {
-    byte[] data;
-    try {
-      data = Json.mapper().writeValueAsBytes(event);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a DeviceEvent always serialises", e);
-    }
-    return CloudEventBuilder.v1()
-        .withId(event.eventId())
-        .withSource(URI.create(CloudEventHeaders.deviceSource(event.deviceId())))
-        .withType(CloudEventHeaders.deviceEventType(event.type()))
-        .withTime(event.occurredAt())
-        .withSubject(event.deviceId())
-        .withDataContentType("application/json")
-        .withDataSchema(DATA_SCHEMA)
-        .withData(data)
-        .build();
-  }
-
-  private static URI schemaId(String resource) {
-    try (InputStream in =
-        AcceptDeviceEventService.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("schema resource missing: " + resource);
-      }
-      return URI.create(Json.mapper().readTree(in).path("$id").asText());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private record EventKey(String deviceId, String eventId) {}

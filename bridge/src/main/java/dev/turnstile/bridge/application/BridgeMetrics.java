@@ -1,8 +1,10 @@
 package dev.turnstile.bridge.application;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.function.IntSupplier;
 
 /**
  * Counts what became of device events: {@code turnstile.bridge.device.events} with tags {@code
@@ -15,6 +17,12 @@ public final class BridgeMetrics {
 
   /** From handing a device event to the publisher to Kafka's answer; tag {@code outcome}. */
   static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
+
+  /** HTTP connections open now (a gauge). */
+  static final String HTTP_CONNECTIONS = "turnstile.bridge.http.connections";
+
+  /** The {@code cache} tag of the duplicate cache's meters. */
+  static final String DUPLICATE_CACHE = "duplicate-cache";
 
   private final MeterRegistry registry;
 
@@ -44,6 +52,16 @@ public final class BridgeMetrics {
     count("unavailable", reason);
   }
 
+  /**
+   * HTTP connections open now, counted across every event loop: {@code
+   * turnstile.bridge.http.connections}.
+   */
+  public void openConnections(IntSupplier open) {
+    Gauge.builder(HTTP_CONNECTIONS, open::getAsInt)
+        .description("HTTP connections open now")
+        .register(registry);
+  }
+
   /** Starts timing one write; end it with {@link #kafkaAnswered}. */
   public Timer.Sample kafkaWriteStarted() {
     return Timer.start(registry);
@@ -56,6 +74,14 @@ public final class BridgeMetrics {
             .description("Device events: from the write to Kafka's acknowledgement or failure")
             .tag("outcome", acked ? "acked" : "failed")
             .register(registry));
+  }
+
+  /**
+   * The duplicate cache's meters: {@code cache.gets}, {@code cache.puts}, {@code cache.evictions},
+   * {@code cache.size} and {@code cache.hit.ratio}, tagged {@code cache=duplicate-cache}.
+   */
+  void bindDuplicateCache(RecentlyAccepted<?> cache) {
+    cache.bindTo(registry, DUPLICATE_CACHE);
   }
 
   private void count(String outcome, String reason) {

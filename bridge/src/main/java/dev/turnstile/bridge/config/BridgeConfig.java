@@ -14,7 +14,11 @@ import java.util.stream.Collectors;
  * @param topicPrefix prepended to every topic name ({@link #TOPIC_PREFIX})
  * @param httpHost interface the HTTP server binds ({@link #HTTP_HOST})
  * @param httpPort HTTP port, 0 for any free port ({@link #HTTP_PORT})
+ * @param httpEventLoops HTTP server instances, each on its own event loop ({@link
+ *     #HTTP_EVENT_LOOPS})
  * @param bodyLimitBytes largest accepted request body ({@link #HTTP_BODY_LIMIT_BYTES})
+ * @param batchMaxEvents most events in one batch request ({@link #HTTP_BATCH_MAX_EVENTS})
+ * @param batchBodyLimitBytes largest accepted batch body ({@link #HTTP_BATCH_BODY_LIMIT_BYTES})
  * @param retryAfterSeconds {@code Retry-After} sent with a 503 ({@link #HTTP_RETRY_AFTER_SECONDS})
  * @param connectionLimits how long and how many HTTP connections may be held ({@link
  *     #HTTP_HEADER_TIMEOUT_MS}, {@link #HTTP_BODY_TIMEOUT_MS}, {@link #HTTP_IDLE_TIMEOUT_MS},
@@ -42,7 +46,10 @@ public record BridgeConfig(
     String topicPrefix,
     String httpHost,
     int httpPort,
+    int httpEventLoops,
     long bodyLimitBytes,
+    int batchMaxEvents,
+    long batchBodyLimitBytes,
     int retryAfterSeconds,
     HttpConnectionLimits connectionLimits,
     Duration ackTimeout,
@@ -78,8 +85,29 @@ public record BridgeConfig(
   /** HTTP port, 0..65535; 0 picks any free port. Default {@code 8080}. */
   public static final String HTTP_PORT = "bridge.http.port";
 
+  /**
+   * HTTP server instances, each on its own Vert.x event loop (one thread), all on the same port;
+   * connections are spread over them in turn. 0..1024; 0, the default, is one per processor the JVM
+   * sees ({@code Runtime.availableProcessors()}, which follows a container's CPU limit): one event
+   * loop is one core's worth of HTTP work at most.
+   */
+  public static final String HTTP_EVENT_LOOPS = "bridge.http.event-loops";
+
   /** Largest request body in bytes; larger ones get 413. Default {@code 65536} (64 KiB). */
   public static final String HTTP_BODY_LIMIT_BYTES = "bridge.http.body-limit-bytes";
+
+  /**
+   * Most events in one {@code POST .../events:batch}; more is 422 ({@code invalid-batch}, keyword
+   * {@code maxItems}). 1..{@link #KAFKA_MAX_IN_FLIGHT} (a batch's writes are in flight at once).
+   * Default {@code 1000}.
+   */
+  public static final String HTTP_BATCH_MAX_EVENTS = "bridge.http.batch.max-events";
+
+  /**
+   * Largest {@code POST .../events:batch} body in bytes; larger ones get 413. Default {@code
+   * 1048576} (1 MiB).
+   */
+  public static final String HTTP_BATCH_BODY_LIMIT_BYTES = "bridge.http.batch.body-limit-bytes";
 
   /** Seconds in the {@code Retry-After} header of a 503. Default {@code 5}. */
   public static final String HTTP_RETRY_AFTER_SECONDS = "bridge.http.retry-after-seconds";
@@ -314,8 +342,14 @@ public record BridgeConfig(
         + httpHost
         + ", httpPort="
         + httpPort
+        + ", httpEventLoops="
+        + httpEventLoops
         + ", bodyLimitBytes="
         + bodyLimitBytes
+        + ", batchMaxEvents="
+        + batchMaxEvents
+        + ", batchBodyLimitBytes="
+        + batchBodyLimitBytes
         + ", retryAfterSeconds="
         + retryAfterSeconds
         + ", connectionLimits="

@@ -50,7 +50,10 @@ public final class BridgeConfigLoader {
             s.string(TOPIC_PREFIX),
             s.string(HTTP_HOST),
             s.integer(HTTP_PORT),
+            eventLoops(s.integer(HTTP_EVENT_LOOPS)),
             s.longValue(HTTP_BODY_LIMIT_BYTES),
+            s.integer(HTTP_BATCH_MAX_EVENTS),
+            s.longValue(HTTP_BATCH_BODY_LIMIT_BYTES),
             s.integer(HTTP_RETRY_AFTER_SECONDS),
             new HttpConnectionLimits(
                 s.millis(HTTP_HEADER_TIMEOUT_MS),
@@ -80,6 +83,17 @@ public final class BridgeConfigLoader {
               + config.ackTimeout().toMillis()
               + ")");
     }
+    if (config.batchMaxEvents() > config.maxInFlight()) {
+      // A batch's writes go in flight together; a larger batch could never be taken.
+      throw InvalidConfigurationException.of(
+          HTTP_BATCH_MAX_EVENTS,
+          config.batchMaxEvents()
+              + " must not exceed "
+              + KAFKA_MAX_IN_FLIGHT
+              + " ("
+              + config.maxInFlight()
+              + ")");
+    }
     if (config.serviceBus() != null
         && config.shutdownTimeout().compareTo(config.serviceBus().settleTimeout()) < 0) {
       // A shorter drain cuts off callbacks still waiting for their ack: their messages are
@@ -94,6 +108,11 @@ public final class BridgeConfigLoader {
               + ") so that shutdown can drain message callbacks");
     }
     return config;
+  }
+
+  /** 0 means one per processor the JVM sees. */
+  private static int eventLoops(int configured) {
+    return configured == 0 ? Runtime.getRuntime().availableProcessors() : configured;
   }
 
   private static Instant instant(String rfc3339) {

@@ -82,6 +82,20 @@ public final class BridgeConfigModel {
         ConfigDef.Width.SHORT,
         HTTP_PORT);
     d.define(
+        HTTP_EVENT_LOOPS,
+        Type.INT,
+        0,
+        Range.between(0, 1_024),
+        MEDIUM,
+        "HTTP server instances, each on its own Vert.x event loop (one thread), all on one port;"
+            + " new connections go to them in turn. One event loop is at most one core of HTTP"
+            + " work. 0: as many as the processors the JVM sees (`availableProcessors`, which"
+            + " follows a container's CPU limit)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_EVENT_LOOPS);
+    d.define(
         HTTP_BODY_LIMIT_BYTES,
         Type.LONG,
         65_536L,
@@ -92,6 +106,29 @@ public final class BridgeConfigModel {
         ++o,
         ConfigDef.Width.SHORT,
         HTTP_BODY_LIMIT_BYTES);
+    d.define(
+        HTTP_BATCH_MAX_EVENTS,
+        Type.INT,
+        1_000,
+        Range.between(1, 1_000_000),
+        MEDIUM,
+        "most events in one `events:batch`; more is 422 (`maxItems`); at most"
+            + " `bridge.kafka.max-in-flight` (checked at start-up)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BATCH_MAX_EVENTS);
+    d.define(
+        HTTP_BATCH_BODY_LIMIT_BYTES,
+        Type.LONG,
+        1_048_576L,
+        Range.between(1, Integer.MAX_VALUE),
+        MEDIUM,
+        "largest `events:batch` body in bytes; larger ones get 413",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_BATCH_BODY_LIMIT_BYTES);
     d.define(
         HTTP_RETRY_AFTER_SECONDS,
         Type.INT,
@@ -192,7 +229,11 @@ public final class BridgeConfigModel {
         100_000L,
         Range.between(0, 100_000_000),
         MEDIUM,
-        "recently acknowledged (deviceId, eventId) answered `200 duplicate`; 0 disables",
+        "the last this many (deviceId, eventId) Kafka acknowledged within"
+            + " `bridge.duplicate-cache.ttl-ms` are answered `200 duplicate` without a second write"
+            + " (the oldest forgotten first, whatever was looked up most); 0 disables. Meters"
+            + " `cache_gets_total{cache=\"duplicate-cache\",result=\"hit\"|\"miss\"}`,"
+            + " `cache_hit_ratio`, `cache_evictions_total`, `cache_size`",
         g,
         ++o,
         ConfigDef.Width.SHORT,

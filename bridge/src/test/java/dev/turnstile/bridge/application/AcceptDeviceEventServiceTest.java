@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
@@ -274,6 +277,131 @@ class AcceptDeviceEventServiceTest {
         .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00");
   }
 
+  /**
+   * Issue 14: a size-bounded Caffeine cache admits by frequency (TinyLFU), so once it was full of
+   * ids seen once, the ids accepted next were turned away and their resends written again.
+   */
+  @Test
+  void everyIdAcceptedAmongTheLastSizeIsAnsweredDuplicateWhenTheCacheIsFull() throws Exception {
+    AcceptDeviceEventService service = service(1_000);
+    for (int i = 0; i < 5_000; i++) {
+      CompletableFuture<Outcome> accepted =
+          service.accept(command("e-" + i, "2014-11-18T15:40:26Z")).toCompletableFuture();
+      publisher.ackAll();
+      accepted.get();
+    }
+    int written = publisher.published.size();
+
+    int duplicates = 0;
+    for (int i = 4_000; i < 5_000; i++) {
+      CompletableFuture<Outcome> resend =
+          service.accept(command("e-" + i, "2014-11-18T15:40:26Z")).toCompletableFuture();
+      publisher.ackAll();
+      duplicates += resend.get() instanceof Duplicate ? 1 : 0;
+    }
+
+    assertThat(duplicates).isEqualTo(1_000);
+    assertThat(publisher.published).hasSize(written);
+  }
+
+  @Test
+  void aBatchIsWrittenInOrderAsOneSequenceWithAnOutcomePerEventAtItsIndex() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    CompletableFuture<Outcome> earlier =
+        service.accept(command("e-0", "2014-11-18T15:40:26Z")).toCompletableFuture();
+    publisher.ackAll();
+    earlier.get();
+
+    CompletableFuture<List<Outcome>> batch =
+        service
+            .acceptAll(
+                List.of(
+                    command("e-1", "2014-11-18T15:40:26Z"),
+                    command("e-2", "2014-11-18T15:40:26"),
+                    command("e-3", "2014-11-18T15:41:26Z"),
+                    command("e-1", "2014-11-18T15:40:26Z"),
+                    command("e-0", "2014-11-18T15:40:26Z"),
+                    command("e-3", "2014-11-18T15:59:59Z")))
+            .toCompletableFuture();
+
+    assertThat(publisher.sequences).containsExactly(List.of("e-1", "e-3"));
+    assertThat(batch).as("answered only once every write is acknowledged").isNotDone();
+    publisher.ackAll();
+    List<Outcome> outcomes = batch.get();
+    assertThat(outcomes).hasSize(6);
+    assertThat(outcomes.get(0)).isEqualTo(new Accepted("e-1", "device-events.raw.v1", 0, 1));
+    assertThat(outcomes.get(1))
+        .isInstanceOfSatisfying(
+            Invalid.class,
+            invalid -> {
+              assertThat(invalid.eventId()).isEqualTo("e-2");
+              assertThat(invalid.violations())
+                  .extracting(Violation::pointer, Violation::keyword)
+                  .containsExactly(org.assertj.core.groups.Tuple.tuple("/occurredAt", "format"));
+            });
+    assertThat(outcomes.get(2)).isEqualTo(new Accepted("e-3", "device-events.raw.v1", 0, 2));
+    assertThat(outcomes.get(3)).as("earlier in the batch").isEqualTo(new Duplicate("e-1", false));
+    assertThat(outcomes.get(4)).as("acknowledged before").isEqualTo(new Duplicate("e-0", false));
+    assertThat(outcomes.get(5)).as("other content").isEqualTo(new Duplicate("e-3", true));
+    assertThat(counted("accepted")).isEqualTo(3);
+  }
+
+  @Test
+  void aBatchNotWhollyAcknowledgedFailsAndItsResendWritesOnlyWhatWasMissing() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    List<AcceptDeviceEventCommand> backlog =
+        List.of(
+            command("e-1", "2014-11-18T15:40:26Z"),
+            command("e-2", "2014-11-18T15:41:26Z"),
+            command("e-3", "2014-11-18T15:42:26Z"));
+    CompletableFuture<List<Outcome>> first = service.acceptAll(backlog).toCompletableFuture();
+    publisher.answer(p -> p.event().getId().equals("e-2") ? Reason.UNAVAILABLE : null);
+
+    assertThatThrownBy(first::get)
+        .cause()
+        .isInstanceOfSatisfying(
+            PublishException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNAVAILABLE));
+
+    CompletableFuture<List<Outcome>> resend = service.acceptAll(backlog).toCompletableFuture();
+    assertThat(publisher.sequences.get(1)).containsExactly("e-2");
+    publisher.ackAll();
+    assertThat(resend.get())
+        .extracting(o -> o.getClass().getSimpleName())
+        .containsExactly("Duplicate", "Accepted", "Duplicate");
+  }
+
+  @Test
+  void anEventKafkaRefusesForGoodIsReportedAndTheRestOfTheBatchStands() throws Exception {
+    AcceptDeviceEventService service = service(10);
+    CompletableFuture<List<Outcome>> batch =
+        service
+            .acceptAll(
+                List.of(
+                    command("e-1", "2014-11-18T15:40:26Z"), command("e-2", "2014-11-18T15:41:26Z")))
+            .toCompletableFuture();
+    publisher.answer(p -> p.event().getId().equals("e-1") ? Reason.REJECTED : null);
+
+    List<Outcome> outcomes = batch.get();
+    assertThat(outcomes.get(0)).isInstanceOf(NotWritten.class);
+    assertThat(outcomes.get(1)).isInstanceOf(Accepted.class);
+  }
+
+  @Test
+  void aBatchIsOneDevicesAndNeverEmpty() {
+    AcceptDeviceEventService service = service(10);
+    assertThatThrownBy(() -> service.acceptAll(List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                service.acceptAll(
+                    List.of(
+                        command("e-1", "2014-11-18T15:40:26Z"),
+                        new AcceptDeviceEventCommand(
+                            "station-8", "e-2", "Started", "2014-11-18T15:40:26Z", null, null))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(publisher.published).isEmpty();
+  }
+
   @Test
   void theKafkaAckLatencyIsTimed() throws Exception {
     CompletableFuture<Outcome> outcome =
@@ -324,7 +452,32 @@ class AcceptDeviceEventServiceTest {
   /** In-memory PublishEventPort: holds each write until the test acknowledges or fails it. */
   private static final class FakePublisher implements PublishEventPort {
     final List<Published> published = new ArrayList<>();
+
+    /** The event ids of each {@code publishAll} call, in the order given. */
+    final List<List<String>> sequences = new ArrayList<>();
+
     private final List<Published> pending = new ArrayList<>();
+
+    @Override
+    public List<CompletionStage<PublishedEvent>> publishAll(
+        String topic, String key, List<CloudEvent> events) {
+      sequences.add(events.stream().map(CloudEvent::getId).toList());
+      return PublishEventPort.super.publishAll(topic, key, events);
+    }
+
+    /** Fails each pending write with the reason given for it, acknowledges it where none. */
+    void answer(java.util.function.Function<Published, Reason> outcome) {
+      List<Published> answering = new ArrayList<>(pending);
+      pending.clear();
+      for (Published p : answering) {
+        Reason reason = outcome.apply(p);
+        if (reason == null) {
+          p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p)));
+        } else {
+          p.ack().completeExceptionally(new PublishException(reason, "x", null));
+        }
+      }
+    }
 
     @Override
     public CompletionStage<PublishedEvent> publish(

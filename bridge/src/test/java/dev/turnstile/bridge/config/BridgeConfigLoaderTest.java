@@ -93,6 +93,44 @@ class BridgeConfigLoaderTest {
   }
 
   @Test
+  void theHttpServerRunsOnAsManyEventLoopsAsProcessorsUnlessSetOtherwise() {
+    assertThat(
+            BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"))
+                .httpEventLoops())
+        .isEqualTo(Runtime.getRuntime().availableProcessors());
+    assertThat(
+            BridgeConfigLoader.load(
+                    null,
+                    Map.of(
+                        "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                        "TURNSTILE_BRIDGE_HTTP_EVENT_LOOPS", "3"))
+                .httpEventLoops())
+        .isEqualTo(3);
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.event-loops", "-1")))
+        .hasMessageContaining("bridge.http.event-loops");
+  }
+
+  @Test
+  void aBatchMayNotHoldMoreEventsThanMayBeInFlight() {
+    var defaults = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    assertThat(defaults.batchMaxEvents()).isEqualTo(1_000);
+    assertThat(defaults.batchBodyLimitBytes()).isEqualTo(1_048_576);
+    assertThatThrownBy(
+            () ->
+                BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "bridge.kafka.max-in-flight", "100",
+                        "bridge.http.batch.max-events", "101")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bridge.http.batch.max-events")
+        .hasMessageContaining("bridge.kafka.max-in-flight");
+  }
+
+  @Test
   void secretsAreMaskedInToString() {
     BridgeConfig config =
         BridgeConfigLoader.fromMap(

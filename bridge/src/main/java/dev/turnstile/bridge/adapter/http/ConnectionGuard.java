@@ -41,6 +41,7 @@ final class ConnectionGuard {
     this.vertx = vertx;
     this.limits = limits;
     this.metrics = metrics;
+    metrics.openConnections(open::get);
   }
 
   /** Connections open now, as counted by this guard. */

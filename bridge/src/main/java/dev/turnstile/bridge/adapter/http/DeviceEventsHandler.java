@@ -43,42 +43,19 @@ final class DeviceEventsHandler {
   }
 
   void handle(RoutingContext ctx) {
-    String deviceId = ctx.pathParam("deviceId");
-    if (deviceId == null || !AcceptDeviceEventService.IDENTIFIER.matcher(deviceId).matches()) {
-      reject(
-          ctx,
-          "bad-device-id",
-          Kind.INVALID_DEVICE_ID,
-          "deviceId must be " + AcceptDeviceEventService.IDENTIFIER_RULE);
+    String deviceId = deviceId(ctx);
+    JsonNode body = deviceId == null ? null : body(ctx);
+    if (body == null) {
       return;
     }
-    JsonNode body;
-    try {
-      Buffer buffer = ctx.body().buffer();
-      if (buffer == null || buffer.length() == 0) {
-        reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
-        return;
-      }
-      body = RequestJson.read(buffer.getBytes());
-    } catch (MalformedJsonException e) {
-      refuseJson(ctx, e);
-      return;
-    }
-    List<Violation> violations = schema.violations(RequestJson.toVertx(body));
+    List<Violation> violations = schema.violations(body);
     if (!violations.isEmpty()) {
       metrics.rejected("schema");
       Problems.send(ctx, Kind.INVALID_EVENT, "the body breaks the request schema", violations);
       return;
     }
-    AcceptDeviceEventCommand command =
-        new AcceptDeviceEventCommand(
-            deviceId,
-            text(body, "eventId"),
-            text(body, "type"),
-            text(body, "occurredAt"),
-            text(body, "sessionRef"),
-            body.get("attributes"));
-    Future.fromCompletionStage(useCase.accept(command), ctx.vertx().getOrCreateContext())
+    Future.fromCompletionStage(
+            useCase.accept(command(deviceId, body)), ctx.vertx().getOrCreateContext())
         .onComplete(
             result -> {
               if (result.succeeded()) {
@@ -87,6 +64,49 @@ final class DeviceEventsHandler {
                 fail(ctx, result.cause());
               }
             });
+  }
+
+  /** The path's deviceId; {@code null} once the request is answered 400 for a bad one. */
+  String deviceId(RoutingContext ctx) {
+    String deviceId = ctx.pathParam("deviceId");
+    if (deviceId == null || !AcceptDeviceEventService.IDENTIFIER.matcher(deviceId).matches()) {
+      reject(
+          ctx,
+          "bad-device-id",
+          Kind.INVALID_DEVICE_ID,
+          "deviceId must be " + AcceptDeviceEventService.IDENTIFIER_RULE);
+      return null;
+    }
+    return deviceId;
+  }
+
+  /**
+   * The body read by the strict reader; {@code null} once the request is answered for an empty or
+   * malformed one, or one past a JSON limit.
+   */
+  JsonNode body(RoutingContext ctx) {
+    try {
+      Buffer buffer = ctx.body().buffer();
+      if (buffer == null || buffer.length() == 0) {
+        reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
+        return null;
+      }
+      return RequestJson.read(buffer.getBytes());
+    } catch (MalformedJsonException e) {
+      refuseJson(ctx, e);
+      return null;
+    }
+  }
+
+  /** The command for one event that passed the request schema. */
+  static AcceptDeviceEventCommand command(String deviceId, JsonNode event) {
+    return new AcceptDeviceEventCommand(
+        deviceId,
+        text(event, "eventId"),
+        text(event, "type"),
+        text(event, "occurredAt"),
+        text(event, "sessionRef"),
+        event.get("attributes"));
   }
 
   /**
@@ -107,12 +127,12 @@ final class DeviceEventsHandler {
         List.of(new Violation(e.pointer().orElse(""), e.limit().get().keyword(), e.getMessage())));
   }
 
-  private void reject(RoutingContext ctx, String reason, Kind kind, String detail) {
+  void reject(RoutingContext ctx, String reason, Kind kind, String detail) {
     metrics.rejected(reason);
     Problems.send(ctx, kind, detail);
   }
 
-  private static String text(JsonNode body, String name) {
+  static String text(JsonNode body, String name) {
     JsonNode value = body.get(name);
     return value == null || value.isNull() ? null : value.asText();
   }
@@ -137,7 +157,8 @@ final class DeviceEventsHandler {
     ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
   }
 
-  private void fail(RoutingContext ctx, Throwable failure) {
+  /** Answers a use case's failure: 422, 503 with Retry-After, or 500. */
+  void fail(RoutingContext ctx, Throwable failure) {
     Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
     if (cause instanceof InvalidDeviceEventException invalid) {
       Problems.send(ctx, Kind.INVALID_EVENT, "the event breaks a rule", invalid.violations());

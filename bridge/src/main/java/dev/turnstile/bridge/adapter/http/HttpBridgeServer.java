@@ -7,7 +7,9 @@ import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -22,29 +24,44 @@ import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The HTTP side of the bridge: the device events route, health ({@code /health/live}, {@code
+ * The HTTP side of the bridge: the device events routes, health ({@code /health/live}, {@code
  * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json.
+ *
+ * <p>The server runs as {@link BridgeConfig#HTTP_EVENT_LOOPS} instances of one verticle, each with
+ * its own router on its own event loop, all listening on the same port: Vert.x binds the socket
+ * once and hands each new connection to the next instance in turn. A connection stays on its
+ * instance's event loop for its life, so its handlers run on one thread as before. What the
+ * instances share is thread-safe: the use case, the meters, the connection guard's count.
  */
 public final class HttpBridgeServer {
 
   static final String EVENTS_PATH = "/api/v1/devices/:deviceId/events";
 
-  private final HttpServer server;
+  /**
+   * The batch resource, {@code .../events:batch} (a custom method in the style of Google's
+   * AIP-136), routed by {@link #BATCH_REGEX}: a Vert.x path template would read {@code :batch} as a
+   * parameter.
+   */
+  static final String BATCH_PATH = "/api/v1/devices/:deviceId/events:batch";
+
+  static final String BATCH_REGEX = "/api/v1/devices/(?<deviceId>[^/]+)/events:batch";
+
+  private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
   private volatile boolean listening;
 
-  private HttpBridgeServer(HttpServer server) {
-    this.server = server;
-  }
+  private HttpBridgeServer() {}
 
   /**
-   * Binds the server; the future completes once it listens.
+   * Deploys the server instances; the future completes once all of them listen.
    *
    * @param kafkaReachable cached answer of whether Kafka is reachable, read by readiness
    * @param scrape the Prometheus exposition text
@@ -52,6 +69,39 @@ public final class HttpBridgeServer {
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
       BridgeConfig config,
+      AcceptDeviceEventUseCase useCase,
+      BridgeMetrics metrics,
+      BooleanSupplier kafkaReachable,
+      Supplier<String> scrape) {
+    HttpBridgeServer bridge = new HttpBridgeServer();
+    ConnectionGuard guard = new ConnectionGuard(vertx, config.connectionLimits(), metrics);
+    // Port 0 (any) would give each instance its own port; a negative port is Vert.x's "one random
+    // port, shared by every server that asks for the same negative value".
+    int port = config.httpPort() == 0 ? -1 : config.httpPort();
+    return vertx
+        .deployVerticle(
+            () ->
+                new VerticleBase() {
+                  @Override
+                  public Future<?> start() {
+                    return bridge.listen(
+                        vertx, config, port, guard, useCase, metrics, kafkaReachable, scrape);
+                  }
+                },
+            new DeploymentOptions().setInstances(config.httpEventLoops()))
+        .map(
+            deployment -> {
+              bridge.listening = true;
+              return bridge;
+            });
+  }
+
+  /** One instance: its own server and router, on the event loop of the verticle it starts in. */
+  private Future<HttpServer> listen(
+      Vertx vertx,
+      BridgeConfig config,
+      int port,
+      ConnectionGuard guard,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -65,19 +115,13 @@ public final class HttpBridgeServer {
                 .setHttp2ClearTextEnabled(false)
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout().toMillis()));
-    HttpBridgeServer bridge = new HttpBridgeServer(httpServer);
-    Router router = bridge.router(vertx, config, useCase, metrics, kafkaReachable, scrape);
-    ConnectionGuard guard = new ConnectionGuard(vertx, limits, metrics);
+    servers.add(httpServer);
+    Router router = router(vertx, config, useCase, metrics, kafkaReachable, scrape);
     return httpServer
         .connectionHandler(guard::connected)
         .invalidRequestHandler(request -> invalidRequest(request, metrics))
         .requestHandler(guard.guard(router))
-        .listen(config.httpPort(), config.httpHost())
-        .map(
-            s -> {
-              bridge.listening = true;
-              return bridge;
-            });
+        .listen(port, config.httpHost());
   }
 
   private Router router(
@@ -95,6 +139,14 @@ public final class HttpBridgeServer {
         .handler(new RequireJson(metrics))
         .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
         .handler(events::handle);
+    DeviceEventBatchHandler batch =
+        new DeviceEventBatchHandler(useCase, metrics, events, config.batchMaxEvents());
+    Route batchRoute =
+        router
+            .postWithRegex(BATCH_REGEX)
+            .handler(new RequireJson(metrics))
+            .handler(BodyHandler.create(false).setBodyLimit(config.batchBodyLimitBytes()))
+            .handler(batch::handle);
 
     HealthChecks live = HealthChecks.create(vertx);
     live.register("process", promise -> promise.complete(Status.OK()));
@@ -115,15 +167,17 @@ public final class HttpBridgeServer {
 
     router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
-    router.errorHandler(405, ctx -> methodNotAllowed(ctx, router));
+    router.errorHandler(405, ctx -> methodNotAllowed(ctx, router, Map.of(batchRoute, BATCH_PATH)));
     router.errorHandler(
         413,
         ctx -> {
           metrics.rejected(Kind.BODY_TOO_LARGE.slug);
+          long limit =
+              matches(BATCH_PATH, ctx.normalizedPath())
+                  ? config.batchBodyLimitBytes()
+                  : config.bodyLimitBytes();
           Problems.send(
-              ctx,
-              Kind.BODY_TOO_LARGE,
-              "the body exceeds the limit of " + config.bodyLimitBytes() + " bytes");
+              ctx, Kind.BODY_TOO_LARGE, "the body exceeds the limit of " + limit + " bytes");
         });
     router.errorHandler(415, ctx -> problem(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, metrics));
     router.errorHandler(500, ctx -> Problems.send(ctx, Kind.INTERNAL, "unexpected error"));
@@ -225,12 +279,18 @@ public final class HttpBridgeServer {
     return null;
   }
 
-  /** RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}. */
-  private static void methodNotAllowed(RoutingContext ctx, Router router) {
+  /**
+   * RFC 9110 §15.5.6: a 405 lists the methods the resource does support in {@code Allow}.
+   *
+   * @param templates the path template of each route routed by a regular expression
+   */
+  private static void methodNotAllowed(
+      RoutingContext ctx, Router router, Map<Route, String> templates) {
     String path = ctx.normalizedPath();
     Set<String> allowed = new TreeSet<>();
     for (Route route : router.getRoutes()) {
-      if (route.getPath() != null && route.methods() != null && matches(route.getPath(), path)) {
+      String template = route.getPath() != null ? route.getPath() : templates.get(route);
+      if (template != null && route.methods() != null && matches(template, path)) {
         route.methods().forEach(method -> allowed.add(method.name()));
       }
     }
@@ -282,12 +342,19 @@ public final class HttpBridgeServer {
 
   /** The bound port (useful when configured as 0). */
   public int port() {
-    return server.actualPort();
+    return servers.get(0).actualPort();
   }
 
-  /** Stops accepting connections and waits up to {@code timeout} for requests in progress. */
+  /**
+   * Stops accepting connections on every instance and waits up to {@code timeout} for requests in
+   * progress.
+   */
   public Future<Void> shutdown(Duration timeout) {
     listening = false;
-    return server.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return Future.all(
+            servers.stream()
+                .map(server -> server.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS))
+                .toList())
+        .mapEmpty();
   }
 }

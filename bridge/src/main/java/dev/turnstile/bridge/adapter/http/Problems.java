@@ -29,6 +29,7 @@ final class Problems {
     URI_TOO_LONG("uri-too-long", 414, "URI too long"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
     INVALID_EVENT("invalid-event", 422, "Invalid event"),
+    INVALID_BATCH("invalid-batch", 422, "Invalid batch"),
     HEADER_FIELDS_TOO_LARGE("header-fields-too-large", 431, "Request header fields too large"),
     JSON_LIMIT_EXCEEDED("json-limit-exceeded", 422, "JSON beyond a documented limit"),
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),

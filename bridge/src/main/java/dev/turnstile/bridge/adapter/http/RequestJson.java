@@ -1,7 +1,6 @@
 package dev.turnstile.bridge.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.bridge.adapter.jsonschema.VertxJson;
 import dev.turnstile.schemas.StrictJson;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 
@@ -17,10 +16,5 @@ final class RequestJson {
   /** Parses a body (UTF-8) into a tree whose numbers are exact. */
   static JsonNode read(byte[] body) throws MalformedJsonException {
     return StrictJson.senders().readTree(body);
-  }
-
-  /** The tree as the values the Vert.x schema validator walks ({@link VertxJson}). */
-  static Object toVertx(JsonNode node) {
-    return VertxJson.of(node);
   }
 }

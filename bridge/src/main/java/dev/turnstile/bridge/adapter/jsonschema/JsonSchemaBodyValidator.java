@@ -1,40 +1,36 @@
 package dev.turnstile.bridge.adapter.jsonschema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.PathType;
 import dev.turnstile.bridge.application.BodyValidator;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonObject;
-import io.vertx.json.schema.Draft;
-import io.vertx.json.schema.JsonSchema;
-import io.vertx.json.schema.JsonSchemaOptions;
-import io.vertx.json.schema.OutputFormat;
-import io.vertx.json.schema.OutputUnit;
-import io.vertx.json.schema.Validator;
+import dev.turnstile.schemas.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * A body must satisfy a JSON Schema (2020-12) loaded from the classpath or a file. The body is the
- * tree {@link dev.turnstile.schemas.StrictJson} read, never bytes a lenient parser reads again.
+ * A body must satisfy a JSON Schema (2020-12, {@code format} asserted) loaded from the classpath or
+ * a file, checked with networknt's json-schema-validator, the bridge's one JSON Schema validator.
+ * The body is the tree {@link dev.turnstile.schemas.StrictJson} read, never bytes a lenient parser
+ * reads again.
  */
 public final class JsonSchemaBodyValidator implements BodyValidator {
 
-  private final Validator validator;
+  private final Schema schema;
 
-  private JsonSchemaBodyValidator(JsonObject schema, String location) {
-    this.validator =
-        Validator.create(
-            JsonSchema.of(schema),
-            new JsonSchemaOptions()
-                .setDraft(Draft.DRAFT202012)
-                .setBaseUri(schema.getString("$id", "urn:turnstile:" + location))
-                .setOutputFormat(OutputFormat.Basic));
+  private JsonSchemaBodyValidator(Schema schema) {
+    this.schema = schema;
   }
 
   /**
@@ -52,25 +48,46 @@ public final class JsonSchemaBodyValidator implements BodyValidator {
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read JSON Schema " + location + ": " + e, e);
     }
+    JsonNode document;
     try {
-      return new JsonSchemaBodyValidator(new JsonObject(text), location);
-    } catch (DecodeException e) {
-      throw new IllegalArgumentException("JSON Schema " + location + " is not a JSON object", e);
+      document = Json.mapper().readTree(text);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("JSON Schema " + location + " is not JSON", e);
     }
+    if (document == null || !document.isObject()) {
+      throw new IllegalArgumentException("JSON Schema " + location + " is not a JSON object");
+    }
+    return new JsonSchemaBodyValidator(compile(document));
+  }
+
+  /** Compiles a schema document (2020-12 unless it names another dialect in {@code $schema}). */
+  public static Schema compile(JsonNode document) {
+    SchemaRegistryConfig config =
+        SchemaRegistryConfig.builder()
+            .formatAssertionsEnabled(true)
+            .pathType(PathType.JSON_POINTER)
+            .locale(Locale.ENGLISH)
+            .build();
+    return SchemaRegistry.withDefaultDialect(
+            SpecificationVersion.DRAFT_2020_12, registry -> registry.schemaRegistryConfig(config))
+        .getSchema(document);
   }
 
   /** Validates a body already read by {@link dev.turnstile.schemas.StrictJson#senders()}. */
   @Override
   public Optional<String> violation(JsonNode body) {
-    Object value = VertxJson.of(body);
-    OutputUnit result = validator.validate(value);
-    if (Boolean.TRUE.equals(result.getValid())) {
+    List<Error> errors = schema.validate(body);
+    if (errors.isEmpty()) {
       return Optional.empty();
     }
-    List<OutputUnit> errors = result.getErrors() == null ? List.of(result) : result.getErrors();
     return Optional.of(
         errors.stream()
-            .map(unit -> unit.getInstanceLocation() + ": " + unit.getError())
+            .map(
+                error ->
+                    error.getInstanceLocation()
+                        + (error.getProperty() == null ? "" : "/" + error.getProperty())
+                        + ": "
+                        + error.getMessage())
             .collect(Collectors.joining("; ")));
   }
 }

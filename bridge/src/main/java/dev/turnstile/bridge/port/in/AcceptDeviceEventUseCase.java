@@ -19,6 +19,23 @@ public interface AcceptDeviceEventUseCase {
   CompletionStage<Outcome> accept(AcceptDeviceEventCommand command);
 
   /**
+   * Accepts one device's backlog, in order: each command is checked by the same rules as {@link
+   * #accept}, and those that pass and were not acknowledged recently (nor earlier in this batch)
+   * are written as one sequence (same key, same producer, in the given order), so they keep their
+   * order on the partition.
+   *
+   * <p>The stage completes once every write is acknowledged, with one outcome per command at its
+   * index: {@link Accepted}, {@link Duplicate}, {@link Invalid} (a broken rule; not written) or
+   * {@link NotWritten} (Kafka refused that record for good). It fails with a retriable {@link
+   * dev.turnstile.bridge.port.out.PublishException} when any write was not acknowledged: the batch
+   * as a whole was not written and may be sent again (what was acknowledged is then a duplicate).
+   *
+   * @param commands one device's events, all with the same {@code deviceId}; at least one
+   * @throws IllegalArgumentException if the commands are empty or name more than one device
+   */
+  CompletionStage<List<Outcome>> acceptAll(List<AcceptDeviceEventCommand> commands);
+
+  /**
    * The request as the device sent it, already parsed from JSON but not yet checked.
    *
    * @param deviceId from the URL path, 1..128 of {@code [A-Za-z0-9._~:-]}
@@ -36,8 +53,12 @@ public interface AcceptDeviceEventUseCase {
       String sessionRef,
       JsonNode attributes) {}
 
-  /** What became of an accepted request. */
-  sealed interface Outcome permits Accepted, Duplicate {
+  /**
+   * What became of an event. {@link #accept} completes with {@link Accepted} or {@link Duplicate}
+   * only (it fails for the others); {@link #acceptAll} reports every kind per event.
+   */
+  sealed interface Outcome permits Accepted, Duplicate, Invalid, NotWritten {
+    /** The event's id as sent; {@code null} where it was missing. */
     String eventId();
   }
 
@@ -51,6 +72,16 @@ public interface AcceptDeviceEventUseCase {
    *     the first one's: the device reused an eventId, which it should not
    */
   record Duplicate(String eventId, boolean conflict) implements Outcome {}
+
+  /** Breaks the rules listed (pointers into the event itself); nothing was written. */
+  record Invalid(String eventId, List<Violation> violations) implements Outcome {
+    public Invalid {
+      violations = List.copyOf(violations);
+    }
+  }
+
+  /** Kafka refused this record for good (e.g. larger than the topic takes); not written. */
+  record NotWritten(String eventId, String reason) implements Outcome {}
 
   /**
    * One broken rule.

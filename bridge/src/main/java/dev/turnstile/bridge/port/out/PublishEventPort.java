@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.port.out;
 
 import io.cloudevents.CloudEvent;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
@@ -34,6 +35,22 @@ public interface PublishEventPort {
    */
   CompletionStage<PublishedEvent> publish(
       String topic, String key, CloudEvent event, Map<String, String> headers);
+
+  /**
+   * Writes events with the same key as one sequence, in order: to the same partition, by the same
+   * producer, each sent after the one before, so the partition keeps their order. Either every
+   * event is taken or none is: when they do not all fit in the writes allowed in flight, every
+   * stage fails at once with {@link PublishException.Reason#SATURATED}.
+   *
+   * <p>The default publishes one after the other; an adapter with a bound on writes in flight
+   * overrides it to take the whole sequence at once.
+   *
+   * @return one stage per event, in the same order
+   */
+  default List<CompletionStage<PublishedEvent>> publishAll(
+      String topic, String key, List<CloudEvent> events) {
+    return events.stream().map(event -> publish(topic, key, event)).toList();
+  }
 
   /** Where an acknowledged event landed. */
   record PublishedEvent(String topic, int partition, long offset) {}

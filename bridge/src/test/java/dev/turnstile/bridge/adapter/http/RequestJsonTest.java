@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
-import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -52,14 +51,5 @@ class RequestJsonTest {
           .doesNotContain("Source", "jackson", "REDACTED", "(code", "\n")
           .contains("at line 1, column");
     }
-  }
-
-  @Test
-  void theTreeIsHandedToTheValidatorWithoutReparsing() throws Exception {
-    Object value = RequestJson.toVertx(read("{\"eventId\":\"e\",\"attributes\":{\"n\":7.50}}"));
-
-    assertThat(value).isInstanceOf(JsonObject.class);
-    assertThat(((JsonObject) value).getJsonObject("attributes").getValue("n").toString())
-        .isEqualTo("7.50");
   }
 }

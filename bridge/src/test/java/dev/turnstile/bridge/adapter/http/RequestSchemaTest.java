@@ -2,8 +2,9 @@ package dev.turnstile.bridge.adapter.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
-import io.vertx.core.json.JsonObject;
+import dev.turnstile.schemas.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -11,8 +12,9 @@ class RequestSchemaTest {
 
   private final RequestSchema schema = new RequestSchema();
 
-  private static JsonObject event(String eventId, String occurredAt) {
-    return new JsonObject()
+  private static ObjectNode event(String eventId, String occurredAt) {
+    return Json.mapper()
+        .createObjectNode()
         .put("eventId", eventId)
         .put("type", "Started")
         .put("occurredAt", occurredAt);

@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.adapter.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
@@ -183,6 +184,12 @@ class StalledClientsIT {
       for (int i = 0; i < MAX_CONNECTIONS; i++) {
         held.add(connect());
       }
+      // Connections are spread over several event loops, which count them in no set order: wait
+      // until every held one is counted, or the extra one could be counted before the last.
+      await()
+          .atMost(Duration.ofMillis(HEADER_TIMEOUT_MS / 2))
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> openConnections() == MAX_CONNECTIONS);
       try (Socket extra = connect()) {
         Answer refused = readUntilClosed(extra);
         // Closed by the limit, not by its header deadline: the newest held socket, whose deadline
@@ -212,6 +219,10 @@ class StalledClientsIT {
   }
 
   private record Answer(String text, long elapsedMs) {}
+
+  private static double openConnections() {
+    return bridge.meterRegistry().get("turnstile.bridge.http.connections").gauge().value();
+  }
 
   private static Socket connect() throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), bridge.httpPort());

@@ -2,6 +2,7 @@ package dev.turnstile.bridge.adapter.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
@@ -13,6 +14,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -103,6 +105,46 @@ class KafkaEventPublisherTest {
       assertThatThrownBy(() -> first.get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(PublishException.class);
       assertThat(reasonOf(first)).isEqualTo(Reason.UNAVAILABLE);
+    } finally {
+      publisher.close(Duration.ofSeconds(1));
+    }
+  }
+
+  @Test
+  void aSequenceIsTakenWholeOrNotAtAll() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    KafkaEventPublisher publisher =
+        new KafkaEventPublisher(
+            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
+            Duration.ofMillis(500),
+            3,
+            Clock.systemUTC());
+    try {
+      var tooMany = publisher.publishAll("t.v1", "k", List.of(event(), event(), event(), event()));
+      assertThat(tooMany).hasSize(4);
+      for (var stage : tooMany) {
+        assertThat(reasonOf(stage.toCompletableFuture())).isEqualTo(Reason.SATURATED);
+      }
+
+      var taken = publisher.publishAll("t.v1", "k", List.of(event(), event(), event()));
+      CompletableFuture<PublishedEvent> single =
+          publisher.publish("t.v1", "k", event()).toCompletableFuture();
+      assertThat(reasonOf(single)).as("all three permits are held").isEqualTo(Reason.SATURATED);
+      for (var stage : taken) {
+        assertThatThrownBy(() -> stage.toCompletableFuture().get(5, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(PublishException.class);
+        assertThat(reasonOf(stage.toCompletableFuture())).isEqualTo(Reason.UNAVAILABLE);
+      }
+      // The permits come back with the producer's own callbacks, which may follow the timeout.
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () ->
+                  publisher.publishAll("t.v1", "k", List.of(event(), event(), event())).stream()
+                      .noneMatch(stage -> stage.toCompletableFuture().isDone()));
     } finally {
       publisher.close(Duration.ofSeconds(1));
     }

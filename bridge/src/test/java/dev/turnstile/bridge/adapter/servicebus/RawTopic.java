@@ -16,11 +16,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a whole topic as it is now, for assertions. */
-final class RawTopic {
+public final class RawTopic {
 
   private RawTopic() {}
 
-  static List<ConsumerRecord<String, byte[]>> readAll(String bootstrapServers, String topic) {
+  public static List<ConsumerRecord<String, byte[]>> readAll(
+      String bootstrapServers, String topic) {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -51,12 +52,12 @@ final class RawTopic {
     return records;
   }
 
-  static String header(ConsumerRecord<String, byte[]> record, String name) {
+  public static String header(ConsumerRecord<String, byte[]> record, String name) {
     Header header = record.headers().lastHeader(name);
     return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
   }
 
-  static String ceId(ConsumerRecord<String, byte[]> record) {
+  public static String ceId(ConsumerRecord<String, byte[]> record) {
     return header(record, CloudEventHeaders.ID);
   }
 }

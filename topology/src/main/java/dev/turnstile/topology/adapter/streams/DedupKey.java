@@ -4,7 +4,6 @@ import dev.turnstile.schemas.CloudEventHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -16,8 +15,8 @@ import org.apache.kafka.common.utils.Bytes;
 record DedupKey(String source, String id) {
 
   static Optional<DedupKey> from(Headers headers) {
-    String source = lastString(headers, CloudEventHeaders.SOURCE);
-    String id = lastString(headers, CloudEventHeaders.ID);
+    String source = HeaderText.of(headers, CloudEventHeaders.SOURCE);
+    String id = HeaderText.of(headers, CloudEventHeaders.ID);
     if (source == null || source.isEmpty() || id == null || id.isEmpty()) {
       return Optional.empty();
     }
@@ -29,12 +28,5 @@ record DedupKey(String source, String id) {
     byte[] i = id.getBytes(StandardCharsets.UTF_8);
     return Bytes.wrap(
         ByteBuffer.allocate(4 + s.length + i.length).putInt(s.length).put(s).put(i).array());
-  }
-
-  private static String lastString(Headers headers, String name) {
-    Header header = headers.lastHeader(name);
-    return header == null || header.value() == null
-        ? null
-        : new String(header.value(), StandardCharsets.UTF_8);
   }
 }
