@@ -56,6 +56,7 @@ final class DeviceSessionProcessor
   private RecentKeys ended;
   private final int maxStateBytes;
   private long lastProcessedWallClock = Long.MIN_VALUE / 2;
+  private long settlingUntilWallClock;
 
   private DeviceSessionProcessor(
       SessionPolicy policy,
@@ -114,6 +115,10 @@ final class DeviceSessionProcessor
             context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
             policy.endedSessionRetention());
     rebuildDeadlines();
+    // A task starting (a restart, a migration after a kill or a fencing) cannot yet tell an idle
+    // partition from a backlog its consumer has not fetched: until its first record, or for a
+    // while, "now" is stream time, so a session whose Finished is queued does not expire first.
+    settlingUntilWallClock = context.currentSystemTimeMs() + settlingPeriod();
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
@@ -132,6 +137,7 @@ final class DeviceSessionProcessor
   public void process(Record<String, DeviceEventReader.Read> record) {
     DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
+    settlingUntilWallClock = 0;
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
@@ -156,10 +162,14 @@ final class DeviceSessionProcessor
    * Ends what is due. Deadlines are in arrival time; "now" is the wall clock while the partition is
    * idle (stream time does not advance there), but stream time while records are flowing: a
    * topology working through a backlog must not reject a held {@code Finished} whose {@code
-   * Started} is the next record, nor expire sessions whose {@code Finished} is queued behind.
+   * Started} is the next record, nor expire sessions whose {@code Finished} is queued behind. A
+   * task that has just started counts as busy until its first record or the end of its {@link
+   * #settlingPeriod()}.
    */
   private void expireDue(long wallClock) {
-    boolean busy = wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
+    boolean busy =
+        wallClock < settlingUntilWallClock
+            || wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
     long now = busy ? Math.min(wallClock, context.currentStreamTimeMs()) : wallClock;
     for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
@@ -167,6 +177,16 @@ final class DeviceSessionProcessor
       emit(deviceId, outcome, now, null);
       save(deviceId, aggregate);
     }
+  }
+
+  /**
+   * How long a starting task waits for its first record before it takes the wall clock for "now":
+   * three punctuations, and at least 30 s, which a consumer needs at most to fetch after a
+   * rebalance on a loaded host. Expiry on an idle partition is late by at most this, once per task
+   * start; sessions last hours.
+   */
+  private long settlingPeriod() {
+    return Math.max(30_000, 3 * punctuateInterval.toMillis());
   }
 
   /**
