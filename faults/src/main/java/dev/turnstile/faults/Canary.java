@@ -60,8 +60,8 @@ final class Canary {
   }
 
   /**
-   * Waits until every one of {@code refs} is settled, at most {@code timeout}; returns the time
-   * the last one was first read (epoch ms), or -1 when they did not all arrive in time.
+   * Waits until every one of {@code refs} is settled, at most {@code timeout}; returns the time the
+   * last one was first read (epoch ms), or -1 when they did not all arrive in time.
    */
   long awaitSettled(List<String> refs, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -84,7 +84,9 @@ final class Canary {
     return -1;
   }
 
-  /** The first of {@code prefix0}, {@code prefix1}, ... that Kafka's partitioner puts on {@code p}. */
+  /**
+   * The first of {@code prefix0}, {@code prefix1}, ... that Kafka's partitioner puts on {@code p}.
+   */
   static String keyFor(String prefix, int partition) {
     for (int i = 0; ; i++) {
       String key = prefix + i;

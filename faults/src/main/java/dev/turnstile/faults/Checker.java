@@ -61,7 +61,8 @@ final class Checker {
         settledDollars);
   }
 
-  private void scan(String topic, java.util.function.Consumer<ConsumerRecord<String, byte[]>> each) {
+  private void scan(
+      String topic, java.util.function.Consumer<ConsumerRecord<String, byte[]>> each) {
     long read = TopicReader.scan(bootstrap, topic, each, READ_TIMEOUT);
     recordsByTopic.put(topic, read);
   }
@@ -83,7 +84,8 @@ final class Checker {
 
   private void rawBilling(ConsumerRecord<String, byte[]> record) {
     String messageId = header(record, CloudEventHeaders.ID);
-    String ref = messageId.startsWith("billing-") ? messageId.substring(8) : "?message " + messageId;
+    String ref =
+        messageId.startsWith("billing-") ? messageId.substring(8) : "?message " + messageId;
     of(ref).rawBilling++;
   }
 

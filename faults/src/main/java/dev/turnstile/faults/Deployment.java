@@ -249,8 +249,8 @@ final class Deployment implements AutoCloseable {
 
   /**
    * The distributions' own logging, plus, for the topology, Kafka Streams' account of each restore
-   * (the harness waits for it to kill an instance during a restore); dropped duplicates at WARN:
-   * a line each would fill the logs of a long run.
+   * (the harness waits for it to kill an instance during a restore); dropped duplicates at WARN: a
+   * line each would fill the logs of a long run.
    */
   private static String logback(boolean topology) {
     String restore =

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Sends device events to the bridge as a station that wants its events counted would: it keeps
  * sending the same event (same {@code eventId}) until the bridge answers {@code 2xx}. A {@code 503}
  * is retried after its {@code Retry-After}; no answer at all (connection refused or reset, the
- * bridge killed, a request timeout) after a short pause. Any other status means the harness built
- * a bad request: it is counted and not retried.
+ * bridge killed, a request timeout) after a short pause. Any other status means the harness built a
+ * bad request: it is counted and not retried.
  *
  * <p>The same port is used across bridge restarts, so a retry reaches the new process.
  */
@@ -109,7 +109,8 @@ final class DeviceClient {
               if (!untilAccepted || System.nanoTime() > giveUpAtNanos) {
                 return CompletableFuture.completedFuture(false);
               }
-              Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
+              Executor later =
+                  CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
               return CompletableFuture.supplyAsync(() -> null, later)
                   .thenCompose(x -> attempt(session, started, body, true));
             })
@@ -118,8 +119,7 @@ final class DeviceClient {
 
   /** {@code Retry-After} in seconds, capped to 0.2 .. 2 s: the harness sets it to 1 s. */
   private static long retryAfterMillis(HttpResponse<?> response) {
-    long seconds =
-        response.headers().firstValue("Retry-After").map(DeviceClient::parse).orElse(1L);
+    long seconds = response.headers().firstValue("Retry-After").map(DeviceClient::parse).orElse(1L);
     return Math.min(Math.max(seconds * 1000, 200), 2000);
   }
 

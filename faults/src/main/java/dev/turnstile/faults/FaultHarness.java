@@ -35,6 +35,7 @@ final class FaultHarness {
       int brokers,
       int topologyInstances,
       Duration maxSessionDuration,
+      Duration longestPause,
       Load.Plan load,
       long maxLag,
       long maxBacklog) {}
@@ -77,8 +78,9 @@ final class FaultHarness {
         settings.home());
     try (KafkaCluster kafka = KafkaCluster.start(settings.home(), settings.brokers());
         ServiceBusDouble serviceBus = ServiceBusDouble.start()) {
-      say("Kafka up: %s (bridge through proxies %s)", kafka.bootstrapServers(),
-          kafka.bridgeBootstrapServers());
+      say(
+          "Kafka up: %s (bridge through proxies %s)",
+          kafka.bootstrapServers(), kafka.bridgeBootstrapServers());
       serviceBus.createQueue(Deployment.BILLING_QUEUE);
       try (Deployment deployment =
           new Deployment(
@@ -87,8 +89,7 @@ final class FaultHarness {
               kafka,
               serviceBus.connectionString(),
               settings.topologyInstances(),
-              new Deployment.TopologySettings(
-                  settings.maxSessionDuration(), PUNCTUATE_INTERVAL))) {
+              new Deployment.TopologySettings(settings.maxSessionDuration(), PUNCTUATE_INTERVAL))) {
         deployment.createTopics(kafka, Math.min(3, settings.brokers()));
         for (int i = 0; i < settings.topologyInstances(); i++) {
           deployment.startTopology(i);
@@ -121,9 +122,7 @@ final class FaultHarness {
                 settings.maxBacklog());
         OutputWatcher settled =
             new OutputWatcher(
-                kafka.bootstrapServers(),
-                TopicCatalogue.POST_MERGE.baseName(),
-                Canary::isCanary)) {
+                kafka.bootstrapServers(), TopicCatalogue.POST_MERGE.baseName(), Canary::isCanary)) {
       Load load = new Load(settings.load(), rows, ledger, devices, billing, throttle);
       Canary canary = new Canary(load, settled);
       long baseline = canary.awaitSettled(canary.send(0), FaultInjector.PATIENCE);
@@ -132,7 +131,14 @@ final class FaultHarness {
       Random random = new Random(settings.seed());
       FaultInjector injector =
           new FaultInjector(
-              kafka, deployment, serviceBus, load, canary, random, settings.maxSessionDuration());
+              kafka,
+              deployment,
+              serviceBus,
+              load,
+              canary,
+              random,
+              settings.maxSessionDuration(),
+              settings.longestPause());
       injectFaults(injector, random, faults, load, kafka, deployment, throttle, ledger);
       say("stopping the load; waiting for every answer");
       devices.giveUpAfter(FaultInjector.PATIENCE);
@@ -147,7 +153,8 @@ final class FaultHarness {
       for (BrokeredMessage m : serviceBus.deadLetters(Deployment.BILLING_QUEUE)) {
         deadLettered.add(m.messageId());
       }
-      Verdict verdict = new Checker(kafka.bootstrapServers()).read(ledger).judge(ledger, deadLettered);
+      Verdict verdict =
+          new Checker(kafka.bootstrapServers()).read(ledger).judge(ledger, deadLettered);
       Outcome outcome = new Outcome(faults, verdict, ledger, System.currentTimeMillis() - began);
       Report.print(out, faults, verdict, ledger, outcome.wallMillis());
       return outcome;
@@ -216,13 +223,15 @@ final class FaultHarness {
     long lastBurst = load.bursts().stream().mapToLong(Long::longValue).max().orElse(0);
     long expiries = lastBurst + settings.maxSessionDuration().toMillis() + 5_000;
     if (expiries > System.currentTimeMillis()) {
-      say("waiting %.0f s for the last abandoned sessions to expire",
+      say(
+          "waiting %.0f s for the last abandoned sessions to expire",
           (expiries - System.currentTimeMillis()) / 1000.0);
       Pause.millis(expiries - System.currentTimeMillis());
     }
     if (!await(
         FaultInjector.PATIENCE, () -> serviceBus.messageCount(Deployment.BILLING_QUEUE) == 0)) {
-      say("WARNING: %d billing messages still on Service Bus",
+      say(
+          "WARNING: %d billing messages still on Service Bus",
           serviceBus.messageCount(Deployment.BILLING_QUEUE));
     }
     int[] zeroes = {0};
@@ -248,8 +257,9 @@ final class FaultHarness {
   }
 
   private void say(String format, Object... args) {
-    out.printf("[%6.1f s] %s%n", (System.currentTimeMillis() - began) / 1000.0,
-        String.format(format, args));
+    out.printf(
+        "[%6.1f s] %s%n",
+        (System.currentTimeMillis() - began) / 1000.0, String.format(format, args));
     out.flush();
   }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,6 +39,7 @@ final class FaultInjector {
   private final Canary canary;
   private final Random random;
   private final Duration maxSessionDuration;
+  private final Duration longestPause;
 
   FaultInjector(
       KafkaCluster kafka,
@@ -46,7 +48,8 @@ final class FaultInjector {
       Load load,
       Canary canary,
       Random random,
-      Duration maxSessionDuration) {
+      Duration maxSessionDuration,
+      Duration longestPause) {
     this.kafka = kafka;
     this.deployment = deployment;
     this.serviceBus = serviceBus;
@@ -54,28 +57,33 @@ final class FaultInjector {
     this.canary = canary;
     this.random = random;
     this.maxSessionDuration = maxSessionDuration;
+    this.longestPause = longestPause;
   }
 
   /** Injects fault {@code number} of {@code kind}, undoes it and waits for it to heal. */
   Fault inject(int number, FaultKind kind) {
     long started = System.currentTimeMillis();
     String[] target = new String[1];
-    String note =
+    Supplier<String> note =
         switch (kind) {
-          case TOPOLOGY_KILL -> killTopology(target);
-          case TOPOLOGY_KILL_IN_RESTORE -> killTopologyInRestore(target);
-          case TOPOLOGY_KILL_IN_PUNCTUATION -> killTopologyInPunctuation(target);
+          case TOPOLOGY_KILL -> known(killTopology(target));
+          case TOPOLOGY_KILL_IN_RESTORE -> known(killTopologyInRestore(target));
+          case TOPOLOGY_KILL_IN_PUNCTUATION -> known(killTopologyInPunctuation(target));
           case TOPOLOGY_PAUSE -> pauseTopology(target);
-          case BRIDGE_KILL -> killBridge(target);
-          case BROKER_STOP -> stopBroker(target, false);
-          case BROKER_KILL -> stopBroker(target, true);
-          case NETWORK_CUT -> cutNetwork(target);
-          case SERVICEBUS_DETACH -> detachServiceBus(target);
+          case BRIDGE_KILL -> known(killBridge(target));
+          case BROKER_STOP -> known(stopBroker(target, false));
+          case BROKER_KILL -> known(stopBroker(target, true));
+          case NETWORK_CUT -> known(cutNetwork(target));
+          case SERVICEBUS_DETACH -> known(detachServiceBus(target));
         };
     List<String> refs = canary.send(number);
     long settled = canary.awaitSettled(refs, PATIENCE);
     long heal = settled < 0 ? -1 : Math.max(0, settled - started);
-    return new Fault(number, kind, target[0], started, heal, note);
+    return new Fault(number, kind, target[0], started, heal, note.get());
+  }
+
+  private static Supplier<String> known(String note) {
+    return () -> note;
   }
 
   private int anyTopology() {
@@ -186,22 +194,28 @@ final class FaultInjector {
     }
   }
 
-  /** SIGSTOP for 15 .. 50 s (the transaction timeout is 10 s, the session timeout 45 s), SIGCONT. */
-  private String pauseTopology(String[] target) {
+  /**
+   * SIGSTOP for 12 s up to the longest pause (the transaction timeout is 10 s, the consumer's
+   * session timeout 45 s), then SIGCONT. Whether the instance was fenced is read from its log once
+   * the fault has healed, so the pause costs no more than itself.
+   */
+  private Supplier<String> pauseTopology(String[] target) {
     int i = anyTopology();
     target[0] = Deployment.topologyName(i);
     OsProcess process = deployment.topology(i);
     long mark = process.logSize();
-    long stopped = 15_000 + random.nextInt(35_000);
+    long floor = 12_000;
+    long stopped = floor + random.nextInt((int) Math.max(1, longestPause.toMillis() - floor));
     process.signal(OsProcess.Signal.STOP);
     Pause.millis(stopped);
     process.signal(OsProcess.Signal.CONT);
-    Pause.millis(15_000);
-    String fenced = firstMatch(process.logSince(mark), FENCED);
-    return "stopped "
-        + stopped / 1000
-        + " s; "
-        + (fenced == null ? "no fencing logged within 15 s" : "fenced: " + fenced);
+    return () -> {
+      String fenced = firstMatch(process.logSince(mark), FENCED);
+      return "stopped "
+          + stopped / 1000
+          + " s; "
+          + (fenced == null ? "no fencing logged by the time it healed" : "fenced: " + fenced);
+    };
   }
 
   private static String firstMatch(String log, Pattern pattern) {

@@ -58,6 +58,13 @@ public final class FaultsMain implements Callable<Integer> {
   int maxSessionSeconds = 300;
 
   @Option(
+      names = "--longest-pause-seconds",
+      description =
+          "a SIGSTOPped topology instance stays stopped 12 s up to this (default:"
+              + " ${DEFAULT-VALUE}; 45 s is the consumer's session timeout)")
+  int longestPauseSeconds = 50;
+
+  @Option(
       names = "--abandoned-burst",
       description = "Started-only sessions per burst (default: ${DEFAULT-VALUE})")
   int abandonedBurst = 2000;
@@ -107,6 +114,7 @@ public final class FaultsMain implements Callable<Integer> {
             brokers,
             2,
             Duration.ofSeconds(maxSessionSeconds),
+            Duration.ofSeconds(longestPauseSeconds),
             new Load.Plan(
                 chosen,
                 0.1,
@@ -120,17 +128,14 @@ public final class FaultsMain implements Callable<Integer> {
     FaultHarness.Outcome outcome = new FaultHarness(settings, System.out).run();
     if (json != null) {
       ObjectNode figures =
-          Report.json(chosen, outcome.faults(), outcome.verdict(), outcome.ledger(),
-              outcome.wallMillis());
+          Report.json(
+              chosen, outcome.faults(), outcome.verdict(), outcome.ledger(), outcome.wallMillis());
       Files.writeString(
           json, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(figures) + "\n");
     }
     System.out.printf(
         "repeat this schedule: ./turnstile faults --seed %d --events %d --faults %d --kinds %s%n",
-        chosen,
-        events,
-        faults,
-        String.join(",", kinds.stream().map(k -> k.name()).toList()));
+        chosen, events, faults, String.join(",", kinds.stream().map(k -> k.name()).toList()));
     if (outcome.passed() && !keep) {
       delete(home);
     } else {
@@ -151,7 +156,8 @@ public final class FaultsMain implements Callable<Integer> {
     CommandLine line = new CommandLine(new FaultsMain());
     line.setCaseInsensitiveEnumValuesAllowed(true);
     line.registerConverter(
-        FaultKind.class, s -> FaultKind.valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
+        FaultKind.class,
+        s -> FaultKind.valueOf(s.trim().toUpperCase(Locale.ROOT).replace('-', '_')));
     System.exit(line.execute(args));
   }
 }

@@ -197,16 +197,12 @@ final class KafkaCluster implements AutoCloseable {
 
   /** The {@code INTERNAL} listeners: brokers, topology, harness. */
   String bootstrapServers() {
-    return nodes.stream()
-        .map(n -> "127.0.0.1:" + n.internalPort)
-        .collect(Collectors.joining(","));
+    return nodes.stream().map(n -> "127.0.0.1:" + n.internalPort).collect(Collectors.joining(","));
   }
 
   /** The proxies in front of the {@code BRIDGE} listeners: the bridge's bootstrap. */
   String bridgeBootstrapServers() {
-    return nodes.stream()
-        .map(n -> "127.0.0.1:" + n.proxy.port())
-        .collect(Collectors.joining(","));
+    return nodes.stream().map(n -> "127.0.0.1:" + n.proxy.port()).collect(Collectors.joining(","));
   }
 
   /** Cuts (or restores) every connection between the bridge and the brokers. */
@@ -251,8 +247,7 @@ final class KafkaCluster implements AutoCloseable {
       int count = 0;
       for (TopicDescription topic : described.values()) {
         for (var partition : topic.partitions()) {
-          if (partition.leader() == null
-              || partition.isr().size() < partition.replicas().size()) {
+          if (partition.leader() == null || partition.isr().size() < partition.replicas().size()) {
             count++;
           }
         }

@@ -40,8 +40,10 @@ final class Ledger {
     final long endedAtMillis;
     final BigDecimal kwhTotal;
     final BigDecimal dollars;
+
     /** The dataset row a replayed session came from, else -1. */
     final int row;
+
     volatile boolean startAccepted;
     volatile boolean finishAccepted;
     volatile boolean billingSent;

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One operating-system process the harness started and may signal: a Kafka node, the bridge or a
- * topology instance. Its stdout and stderr are appended to one log file that survives restarts, with
- * a marker line per start, so a process's whole life reads in one place.
+ * topology instance. Its stdout and stderr are appended to one log file that survives restarts,
+ * with a marker line per start, so a process's whole life reads in one place.
  */
 final class OsProcess {
 

@@ -15,8 +15,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Tails one output topic as a downstream consumer would ({@code read_committed}, from the
- * beginning) and remembers when each key that {@code watched} accepts first appeared. The
- * consumer rides through broker faults on its own: it only reads.
+ * beginning) and remembers when each key that {@code watched} accepts first appeared. The consumer
+ * rides through broker faults on its own: it only reads.
  */
 final class OutputWatcher implements AutoCloseable {
 
@@ -25,8 +25,7 @@ final class OutputWatcher implements AutoCloseable {
   private volatile boolean closed;
 
   OutputWatcher(String bootstrap, String topic, Predicate<String> watched) {
-    this.thread =
-        new Thread(() -> run(bootstrap, topic, watched), "watch-" + topic);
+    this.thread = new Thread(() -> run(bootstrap, topic, watched), "watch-" + topic);
     thread.setDaemon(true);
     thread.start();
   }
@@ -39,14 +38,22 @@ final class OutputWatcher implements AutoCloseable {
   private void run(String bootstrap, String topic, Predicate<String> watched) {
     Map<String, Object> config =
         Map.of(
-            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-            ConsumerConfig.GROUP_ID_CONFIG, "turnstile-faults-watch-" + UUID.randomUUID(),
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+            false,
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "turnstile-faults-watch-" + UUID.randomUUID(),
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed",
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            StringDeserializer.class,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ByteArrayDeserializer.class);
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
       List<TopicPartition> partitions =
           consumer.partitionsFor(topic).stream()

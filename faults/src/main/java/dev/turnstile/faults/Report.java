@@ -18,12 +18,14 @@ final class Report {
       PrintStream out, List<Fault> faults, Verdict verdict, Ledger ledger, long wallMillis) {
     out.println();
     out.printf(
-        "%-30s %5s %6s %8s %8s %8s%n", "faults injected, by kind", "count", "healed", "heal s:", "", "");
+        "%-30s %5s %6s %8s %8s %8s%n",
+        "faults injected, by kind", "count", "healed", "heal s:", "", "");
     out.printf("%-30s %5s %6s %8s %8s %8s%n", "", "", "", "min", "median", "max");
     out.println("-".repeat(72));
     for (Map.Entry<FaultKind, List<Fault>> kind : byKind(faults).entrySet()) {
       List<Fault> list = kind.getValue();
-      long[] heals = list.stream().filter(Fault::healed).mapToLong(Fault::healMillis).sorted().toArray();
+      long[] heals =
+          list.stream().filter(Fault::healed).mapToLong(Fault::healMillis).sorted().toArray();
       out.printf(
           "%-30s %5d %6d %8s %8s %8s%n",
           kind.getKey().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
@@ -33,7 +35,8 @@ final class Report {
           seconds(heals, heals.length / 2),
           seconds(heals, heals.length - 1));
     }
-    long[] all = faults.stream().filter(Fault::healed).mapToLong(Fault::healMillis).sorted().toArray();
+    long[] all =
+        faults.stream().filter(Fault::healed).mapToLong(Fault::healMillis).sorted().toArray();
     out.println("-".repeat(72));
     out.printf(
         "%-30s %5d %6d %8s %8s %8s%n",
