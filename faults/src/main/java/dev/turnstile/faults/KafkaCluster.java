@@ -157,6 +157,10 @@ final class KafkaCluster implements AutoCloseable {
             "transaction.state.log.num.partitions=6",
             "auto.create.topics.enable=false",
             "group.initial.rebalance.delay.ms=0",
+            // Abort a timed-out transaction (and fence its producer) within a second of its
+            // timeout, not up to 10 s later: a stopped topology instance is then fenced by the time
+            // a pause a little past the transaction timeout ends.
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms=1000",
             "");
     try {
       Files.createDirectories(node.config.getParent());

@@ -25,16 +25,14 @@ class FaultHarnessIT {
    * were sent): the faults the short form must survive.
    */
   static final List<FaultKind> KINDS =
-      List.of(
-          FaultKind.TOPOLOGY_KILL,
-          FaultKind.BRIDGE_KILL,
-          FaultKind.TOPOLOGY_PAUSE,
-          FaultKind.SERVICEBUS_DETACH);
+      List.of(FaultKind.TOPOLOGY_KILL, FaultKind.BRIDGE_KILL, FaultKind.TOPOLOGY_PAUSE);
 
   @Test
   void acceptedEventsHaveExactlyOneEffectThroughKillsAndAPause() throws IOException {
     long seed = Long.getLong("faults.seed", new SecureRandom().nextLong());
-    Path home = Files.createTempDirectory("turnstile-faults-it-");
+    // Under target/, not the tests' temporary folder: a failed run keeps its logs there to read.
+    Files.createDirectories(Path.of("target"));
+    Path home = Files.createTempDirectory(Path.of("target"), "faults-it-").toAbsolutePath();
     FaultHarness.Settings settings =
         new FaultHarness.Settings(
             REPOSITORY,
@@ -48,8 +46,8 @@ class FaultHarnessIT {
             2,
             Duration.ofSeconds(20),
             Duration.ofSeconds(15),
-            new Load.Plan(seed, 0.1, 0.2, 2, 12, 100, Duration.ofSeconds(20)),
-            3_000,
+            new Load.Plan(seed, 0.1, 0.2, 2, 8, 100, Duration.ofSeconds(20)),
+            2_000,
             500);
     System.out.println("FaultHarnessIT seed " + seed + " (repeat with -Dfaults.seed=" + seed + ")");
 
