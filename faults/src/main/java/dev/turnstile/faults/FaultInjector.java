@@ -29,8 +29,14 @@ final class FaultInjector {
           ".*(ProducerFenced|InvalidProducerEpoch|INVALID_PRODUCER_EPOCH|TaskMigrated|fenced"
               + "|ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|CommitFailedException).*");
 
+  /**
+   * Kafka Streams 4.4's state updater logs the end offset of each changelog it is about to restore
+   * (INFO, {@code StoreChangelogReader}); a non-zero end offset means a restore is starting.
+   */
   private static final Pattern RESTORE_STARTED =
-      Pattern.compile(".*Start restoring changelog partition (\\S+) .*");
+      Pattern.compile(
+          ".*(?:Start restoring changelog partition (\\S+) "
+              + "|End offset for changelog (\\S+) initialized as [1-9]).*");
 
   private final KafkaCluster kafka;
   private final Deployment deployment;
@@ -118,7 +124,8 @@ final class FaultInjector {
       for (String line : process.logSince(mark).split("\n")) {
         if (restoring.reset(line).matches()) {
           process.kill();
-          note = "killed while restoring " + restoring.group(1);
+          String changelog = restoring.group(1) != null ? restoring.group(1) : restoring.group(2);
+          note = "killed while restoring " + changelog;
           break;
         }
       }

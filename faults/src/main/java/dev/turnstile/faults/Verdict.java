@@ -22,8 +22,8 @@ import java.util.Set;
  * @param wrong effects present with a value the ledger disagrees with (a duration, a settled
  *     session's figures)
  * @param unexplained effects with no accepted input behind them: an unknown reference, an event
- *     never answered {@code 2xx}, a superseded session, a rejection of an input that had no other
- *     effect
+ *     never answered {@code 2xx}, a superseded session, an {@code Expired} of a session whose
+ *     {@code Finished} was accepted, a rejection of an input that had no other effect
  * @param problems the first problems found, for a human
  */
 record Verdict(
@@ -133,6 +133,12 @@ record Verdict(
           }
         } else {
           unaccepted(ref, "Finished", e.closed);
+        }
+        if (s.finishAccepted && e.expired > 0) {
+          // Its Finished was accepted, so it must close, never expire: an Expired is either the
+          // Closed lost (counted above) or a second end of the session.
+          unexplained += e.expired;
+          problem(ref + ": Expired although its Finished was accepted");
         }
       } else if (s.startAccepted) {
         once(ref, "Expired", e.expired, 1);

@@ -130,6 +130,16 @@ class VerdictTest {
   }
 
   @Test
+  void anExpiredBesideTheClosedOfAnAcceptedFinishedIsUnexplained() {
+    effects.get("s1").expired = 1;
+
+    Verdict verdict = judge();
+
+    assertThat(verdict.unexplained()).isEqualTo(1);
+    assertThat(verdict.problems()).anyMatch(p -> p.startsWith("s1: Expired although"));
+  }
+
+  @Test
   void anEffectOfASessionNeverSentIsUnexplained() {
     Effects e = new Effects();
     e.opened = 1;
