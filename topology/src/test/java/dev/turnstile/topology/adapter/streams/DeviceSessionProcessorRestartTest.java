@@ -30,11 +30,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A task that starts on a backlog: the process was down (killed, fenced, stopped) while a session's
- * {@code Finished} arrived in time, and it starts again after the session's deadline. Found by the
- * fault harness ({@code faults/}): the first wall-clock punctuation ran before the backlog was
- * fetched and expired the session, and its accepted {@code Finished} was then rejected {@code
- * SESSION_ALREADY_ENDED}. The same store, a new processor: what a restored task is.
+ * A task that starts on a backlog, or stalls in one: the process was down (killed, fenced, stopped)
+ * or stopped fetching while a session's {@code Finished} arrived in time, and it resumes after the
+ * session's deadline. Found by the fault harness ({@code faults/}): a wall-clock punctuation ran
+ * before the backlog was fetched and expired the session, and its accepted {@code Finished} was
+ * then rejected {@code SESSION_ALREADY_ENDED}. The same store, a new processor: what a restored
+ * task is.
  */
 class DeviceSessionProcessorRestartTest {
 
@@ -97,6 +98,25 @@ class DeviceSessionProcessorRestartTest {
 
     punctuate(restart + Duration.ofSeconds(31).toMillis());
     assertThat(sessionEventTypes()).containsExactly("Expired");
+  }
+
+  @Test
+  void aStallInABacklogDoesNotExpireTheSessionWhoseFinishedIsQueued() {
+    // Processing a backlog: the Started arrived at T0 and is processed 15 min later.
+    long processing = T0 + MAX_DURATION.plusMinutes(5).toMillis();
+    Processor<String, DeviceEventReader.Read, String, Object> running = start(processing);
+    context.setCurrentStreamTimeMs(T0);
+    running.process(record(DeviceEventType.Started, "s", T0));
+    context.resetForwards();
+
+    // Then no record for 20 s (a rebalance, a broker failing over), the Finished still queued.
+    punctuate(processing + Duration.ofSeconds(20).toMillis());
+    assertThat(sessionEventTypes()).isEmpty();
+
+    long finishedArrived = T0 + Duration.ofMinutes(5).toMillis();
+    context.setCurrentStreamTimeMs(finishedArrived);
+    running.process(record(DeviceEventType.Finished, "f", finishedArrived));
+    assertThat(sessionEventTypes()).containsExactly("Closed");
   }
 
   private void startedProcessedThenTaskDown() {
