@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -150,8 +152,15 @@ final class FaultHarness {
       }
       say("reading every output topic read_committed");
       Set<String> deadLettered = new HashSet<>();
+      Map<String, Integer> deadLetterReasons = new TreeMap<>();
       for (BrokeredMessage m : serviceBus.deadLetters(Deployment.BILLING_QUEUE)) {
         deadLettered.add(m.messageId());
+        deadLetterReasons.merge(String.valueOf(m.deadLetterReason()), 1, Integer::sum);
+      }
+      if (!deadLettered.isEmpty()) {
+        say(
+            "billing messages dead-lettered by reason: %s (first: %s)",
+            deadLetterReasons, deadLettered.stream().sorted().limit(10).toList());
       }
       Verdict verdict =
           new Checker(kafka.bootstrapServers()).read(ledger).judge(ledger, deadLettered);

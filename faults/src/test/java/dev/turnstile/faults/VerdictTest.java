@@ -177,6 +177,26 @@ class VerdictTest {
   }
 
   @Test
+  void aBillingMessageRelayedThenDeadLetteredIsOneUnexplainedEffectNotADouble() {
+    Verdict verdict =
+        Verdict.judge(
+            ledger,
+            effects,
+            Set.of("billing-s2"),
+            Map.of(),
+            Map.of(),
+            closedDuration,
+            settledKwh,
+            settledDollars);
+
+    assertThat(verdict.unexplained()).isEqualTo(1);
+    assertThat(verdict.doubled()).isZero();
+    assertThat(verdict.lost()).isZero();
+    assertThat(verdict.problems())
+        .containsExactly("s2: billing relayed to Kafka although Service Bus dead-lettered it");
+  }
+
+  @Test
   void aSettledSumOtherThanTheInputsFails() {
     settledKwh = settledKwh.add(BigDecimal.ONE);
 
