@@ -50,6 +50,12 @@ final class FaultHarness {
   }
 
   private static final Duration PUNCTUATE_INTERVAL = Duration.ofSeconds(1);
+
+  /**
+   * How long a topology task without records counts as stalled rather than idle before it expires
+   * by the wall clock: {@code max(30 s, 3 punctuations)}, {@code DeviceSessionProcessor}.
+   */
+  private static final Duration TOPOLOGY_SETTLING = Duration.ofSeconds(30);
   private static final List<String> INPUTS =
       List.of(
           TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
@@ -227,16 +233,13 @@ final class FaultHarness {
     }
   }
 
-  /** Waits for the expiries still due, the Service Bus queue to empty and the lag to reach 0. */
+  /**
+   * Waits for the Service Bus queue to empty and the lag to reach 0, then for the expiries still
+   * due: the last burst's deadline, and the topology's settling period after its last record (an
+   * idle partition's sessions expire up to that much late, see the README's "The rules and their
+   * clocks").
+   */
   private void drain(Load load, ServiceBusDouble serviceBus, Throttle throttle) {
-    long lastBurst = load.bursts().stream().mapToLong(Long::longValue).max().orElse(0);
-    long expiries = lastBurst + settings.maxSessionDuration().toMillis() + 5_000;
-    if (expiries > System.currentTimeMillis()) {
-      say(
-          "waiting %.0f s for the last abandoned sessions to expire",
-          (expiries - System.currentTimeMillis()) / 1000.0);
-      Pause.millis(expiries - System.currentTimeMillis());
-    }
     if (!await(
         FaultInjector.PATIENCE, () -> serviceBus.messageCount(Deployment.BILLING_QUEUE) == 0)) {
       say(
@@ -252,6 +255,16 @@ final class FaultHarness {
         })) {
       say("WARNING: the topology still lags %,d records", throttle.measureLag());
     }
+    long lastBurst = load.bursts().stream().mapToLong(Long::longValue).max().orElse(0);
+    long expiries =
+        Math.max(
+                lastBurst + settings.maxSessionDuration().toMillis(),
+                System.currentTimeMillis() + TOPOLOGY_SETTLING.toMillis())
+            + 5_000;
+    say(
+        "waiting %.0f s for the last abandoned sessions to expire",
+        (expiries - System.currentTimeMillis()) / 1000.0);
+    Pause.millis(Math.max(0, expiries - System.currentTimeMillis()));
   }
 
   private static boolean await(Duration timeout, BooleanSupplier condition) {
