@@ -56,6 +56,7 @@ final class FaultHarness {
    * by the wall clock: {@code max(30 s, 3 punctuations)}, {@code DeviceSessionProcessor}.
    */
   private static final Duration TOPOLOGY_SETTLING = Duration.ofSeconds(30);
+
   private static final List<String> INPUTS =
       List.of(
           TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),

@@ -6,6 +6,7 @@ import dev.turnstile.local.DeviceEventRequest;
 import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.Json;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -42,7 +43,7 @@ final class Load {
       int generatedPerRow,
       int sessionsInFlight,
       int abandonedBurst,
-      java.time.Duration abandonedEvery) {}
+      Duration abandonedEvery) {}
 
   private static final DateTimeFormatter RFC_3339 = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
 
@@ -111,7 +112,10 @@ final class Load {
   }
 
   private void run() {
-    long nextBurst = System.nanoTime() + plan.abandonedEvery().toNanos() / 2;
+    // The first burst early, so a short run sees its sessions expire while it still injects faults.
+    long nextBurst =
+        System.nanoTime()
+            + Math.min(plan.abandonedEvery().toNanos() / 2, Duration.ofSeconds(10).toNanos());
     try {
       for (int round = 0; !stopping; round++) {
         for (int row = 0; row < rows.size(); row++) {

@@ -44,9 +44,13 @@ class FaultHarnessIT {
             KINDS,
             1,
             2,
-            Duration.ofSeconds(20),
+            // Sessions expire 2 min after their Started arrived: longer than a fault here delays
+            // processing, so an accepted Finished is never raced by its session's expiry (see the
+            // README on the settling period); one burst of abandoned sessions, 10 s into the load,
+            // expires while the faults go on.
+            Duration.ofMinutes(2),
             Duration.ofSeconds(15),
-            new Load.Plan(seed, 0.1, 0.2, 2, 8, 100, Duration.ofSeconds(20)),
+            new Load.Plan(seed, 0.1, 0.2, 2, 8, 200, Duration.ofHours(1)),
             2_000,
             500);
     System.out.println("FaultHarnessIT seed " + seed + " (repeat with -Dfaults.seed=" + seed + ")");
