@@ -93,11 +93,14 @@ final class BridgeBench {
   }
 
   private final Settings settings;
+  private final BenchCredentials credentials;
   private final BridgeRequests requests;
 
   BridgeBench(Settings settings) {
     this.settings = settings;
-    this.requests = new BridgeRequests(settings.devices(), STRIMZI_TOPIC);
+    this.credentials = BenchCredentials.issue(settings.workDir());
+    this.requests =
+        new BridgeRequests(settings.devices(), STRIMZI_TOPIC, credentials.authorization());
   }
 
   Report run() throws IOException {
@@ -124,6 +127,7 @@ final class BridgeBench {
     args.add("kafka.bootstrap.servers=" + broker.bootstrap());
     args.add("bridge.http.host=127.0.0.1");
     args.add("bridge.http.port=0");
+    args.add(credentials.bridgeArgument());
     settings.bridgeOverrides().forEach((k, v) -> args.add(k + "=" + v));
     Path log = settings.workDir().resolve("logs").resolve("turnstile-bridge-" + round + ".log");
     List<Run> runs = new ArrayList<>();

@@ -13,11 +13,16 @@ final class BridgeRequests {
 
   private final int devices;
   private final String strimziTopic;
+  private final String authorization;
   private final String occurredAt = OffsetDateTime.now(ZoneOffset.UTC).minusHours(1).toString();
 
-  BridgeRequests(int devices, String strimziTopic) {
+  /**
+   * @param authorization the {@code Authorization} header of the Turnstile requests
+   */
+  BridgeRequests(int devices, String strimziTopic, String authorization) {
     this.devices = devices;
     this.strimziTopic = strimziTopic;
+    this.authorization = authorization;
   }
 
   HttpLoad.Requests single(String prefix) {
@@ -25,7 +30,8 @@ final class BridgeRequests {
         new HttpLoad.Request(
             "/api/v1/devices/" + device(sequence) + "/events",
             "application/json",
-            Buffer.buffer(event(prefix + sequence)));
+            Buffer.buffer(event(prefix + sequence)),
+            authorization);
   }
 
   HttpLoad.Requests batch(String prefix, int size) {
@@ -37,7 +43,8 @@ final class BridgeRequests {
       return new HttpLoad.Request(
           "/api/v1/devices/" + device(sequence) + "/events:batch",
           "application/json",
-          Buffer.buffer(body.append(']').toString()));
+          Buffer.buffer(body.append(']').toString()),
+          authorization);
     };
   }
 
@@ -51,7 +58,8 @@ final class BridgeRequests {
                     + device(sequence)
                     + "\",\"value\":"
                     + event(prefix + sequence)
-                    + "}]}"));
+                    + "}]}"),
+            null);
   }
 
   private String device(long sequence) {

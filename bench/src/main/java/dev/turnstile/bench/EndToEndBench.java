@@ -78,9 +78,11 @@ final class EndToEndBench {
   private final Settings settings;
   private final OffsetDateTime t0 = OffsetDateTime.now(ZoneOffset.UTC).minusDays(1);
   private final Map<String, Long> visibleAt = new ConcurrentHashMap<>();
+  private final BenchCredentials credentials;
 
   EndToEndBench(Settings settings) {
     this.settings = settings;
+    this.credentials = BenchCredentials.issue(settings.workDir());
   }
 
   Report run() throws IOException {
@@ -104,7 +106,8 @@ final class EndToEndBench {
               List.of(
                   "kafka.bootstrap.servers=" + broker.bootstrap(),
                   "bridge.http.host=127.0.0.1",
-                  "bridge.http.port=0"));
+                  "bridge.http.port=0",
+                  credentials.bridgeArgument()));
       settings.bridgeOverrides().forEach((k, v) -> bridgeArgs.add(k + "=" + v));
       try (ChildJvm streams =
               ChildJvm.start(
@@ -244,6 +247,7 @@ final class EndToEndBench {
           "/api/v1/devices/" + device + "/events",
           "application/json",
           Buffer.buffer(body),
+          credentials.authorization(),
           at -> accepted.at(eventId, at));
     };
   }

@@ -44,10 +44,15 @@ final class HttpLoad implements AutoCloseable {
    * @param onSuccess called with {@link System#nanoTime()} when a 2xx answer arrived, or {@code
    *     null}
    */
-  record Request(String uri, String contentType, Buffer body, LongConsumer onSuccess) {
+  /**
+   * @param authorization the {@code Authorization} header, or {@code null} for none
+   * @param onSuccess told the nanoTime of a 2xx answer, or {@code null}
+   */
+  record Request(
+      String uri, String contentType, Buffer body, String authorization, LongConsumer onSuccess) {
 
-    Request(String uri, String contentType, Buffer body) {
-      this(uri, contentType, body, null);
+    Request(String uri, String contentType, Buffer body, String authorization) {
+      this(uri, contentType, body, authorization, null);
     }
   }
 
@@ -168,13 +173,17 @@ final class HttpLoad implements AutoCloseable {
     void send(long startedAt, boolean loop) {
       Request request = requests.next(sequence.getAndIncrement());
       inFlight.incrementAndGet();
+      RequestOptions options =
+          new RequestOptions()
+              .setMethod(HttpMethod.POST)
+              .setURI(request.uri())
+              .putHeader("Content-Type", request.contentType())
+              .setTimeout(30_000);
+      if (request.authorization() != null) {
+        options.putHeader("Authorization", request.authorization());
+      }
       client
-          .request(
-              new RequestOptions()
-                  .setMethod(HttpMethod.POST)
-                  .setURI(request.uri())
-                  .putHeader("Content-Type", request.contentType())
-                  .setTimeout(30_000))
+          .request(options)
           .compose(
               req ->
                   req.send(request.body())

@@ -1,5 +1,6 @@
 package dev.turnstile.bridge;
 
+import dev.turnstile.bridge.adapter.http.DeviceAccess;
 import dev.turnstile.bridge.adapter.http.HttpBridgeServer;
 import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
@@ -104,10 +105,20 @@ public final class BridgeApplication implements AutoCloseable {
           }
         });
     readiness.start();
+    DeviceAccess access;
+    try {
+      access = DeviceAccess.of(config.deviceAuth(), config.rateLimit());
+    } catch (RuntimeException e) {
+      readiness.close();
+      publisher.close(Duration.ZERO);
+      throw e;
+    }
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
+      access.watch(vertx, config.deviceAuth().reloadInterval());
       HttpBridgeServer http =
-          HttpBridgeServer.start(vertx, config, service, metrics, readiness, registry::scrape)
+          HttpBridgeServer.start(
+                  vertx, config, access, service, metrics, readiness, registry::scrape)
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);

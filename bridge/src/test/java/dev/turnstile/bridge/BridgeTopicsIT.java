@@ -47,6 +47,7 @@ class BridgeTopicsIT {
         BridgeConfigLoader.fromMap(
             Map.of(
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                "bridge.auth.enabled", "false", // not about authentication
                 "topic.prefix", prefix,
                 "bridge.http.host", "127.0.0.1",
                 "bridge.http.port", "0",

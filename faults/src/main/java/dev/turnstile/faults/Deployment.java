@@ -1,5 +1,6 @@
 package dev.turnstile.faults;
 
+import dev.turnstile.bridge.application.auth.DeviceCredential;
 import dev.turnstile.local.BillingPublisher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,7 @@ final class Deployment implements AutoCloseable {
   private final int bridgePort = Ports.free();
   private final List<Integer> topologyPorts = new ArrayList<>();
   private final List<OsProcess> topologies = new ArrayList<>();
+  private final DeviceCredential.Issued fleet = DeviceCredential.issue("*");
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private OsProcess bridge;
@@ -57,6 +59,12 @@ final class Deployment implements AutoCloseable {
       topologyPorts.add(Ports.free());
       topologies.add(null);
     }
+    // Device authentication stays on, as in production: one fleet credential for every device.
+    write(
+        "device-credentials",
+        "# the fault harness's fleet credential: one token for every device\n"
+            + fleet.credential().line()
+            + "\n");
     write("bridge.properties", bridgeConfig(kafka));
     write("logback-bridge.xml", logback(false));
     write("logback-topology.xml", logback(true));
@@ -157,6 +165,11 @@ final class Deployment implements AutoCloseable {
     return topologies.size();
   }
 
+  /** The bearer token the bridge accepts for every device. */
+  String deviceToken() {
+    return fleet.token();
+  }
+
   URI bridgeUri() {
     return URI.create("http://127.0.0.1:" + bridgePort);
   }
@@ -218,6 +231,7 @@ final class Deployment implements AutoCloseable {
     config.put("bridge.http.port", Integer.toString(bridgePort));
     config.put("bridge.http.retry-after-seconds", "1");
     config.put("bridge.kafka.readiness-interval-ms", "500");
+    config.put("bridge.auth.credentials-file", home.resolve("device-credentials").toString());
     config.put("bridge.servicebus.local-mode", "true");
     config.put("bridge.servicebus.resume-check-interval-ms", "500");
     config.put("bridge.servicebus.entities", BILLING_QUEUE);

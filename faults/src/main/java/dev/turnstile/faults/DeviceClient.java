@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends device events to the bridge as a station that wants its events counted would: it keeps
- * sending the same event (same {@code eventId}) until the bridge answers {@code 2xx}. A {@code 503}
- * is retried after its {@code Retry-After}; no answer at all (connection refused or reset, the
- * bridge killed, a request timeout) after a short pause. Any other status means the harness built a
- * bad request: it is counted and not retried.
+ * sending the same event (same {@code eventId}) until the bridge answers {@code 2xx}, with the
+ * fleet's bearer token. A {@code 503} or a {@code 429} is retried after its {@code Retry-After}; no
+ * answer at all (connection refused or reset, the bridge killed, a request timeout) after a short
+ * pause. Any other status means the harness built a bad request: it is counted and not retried.
  *
  * <p>The same port is used across bridge restarts, so a retry reaches the new process.
  */
@@ -27,13 +27,18 @@ final class DeviceClient {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
 
   private final URI base;
+  private final String token;
   private final Ledger ledger;
   private final HttpClient http;
   private final List<String> refusals = new CopyOnWriteArrayList<>();
   private volatile long giveUpAtNanos = Long.MAX_VALUE;
 
-  DeviceClient(URI base, Ledger ledger) {
+  /**
+   * @param token the bearer token the bridge accepts for every device
+   */
+  DeviceClient(URI base, String token, Ledger ledger) {
     this.base = base;
+    this.token = token;
     this.ledger = ledger;
     this.http =
         HttpClient.newBuilder()
@@ -47,7 +52,7 @@ final class DeviceClient {
     giveUpAtNanos = System.nanoTime() + patience.toNanos();
   }
 
-  /** The first few requests answered neither 2xx nor 503, with their answer. */
+  /** The first few requests answered neither 2xx, 503 nor 429, with their answer. */
   List<String> refusals() {
     return refusals;
   }
@@ -72,6 +77,7 @@ final class DeviceClient {
     HttpRequest request =
         HttpRequest.newBuilder(base.resolve("/api/v1/devices/" + session.deviceId + "/events"))
             .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer " + token)
             .timeout(REQUEST_TIMEOUT)
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
@@ -89,7 +95,8 @@ final class DeviceClient {
               if (error != null) {
                 ledger.countTransportError();
                 retryMillis = 300 + ThreadLocalRandom.current().nextLong(700);
-              } else if (response.statusCode() == 503) {
+              } else if (response.statusCode() == 503 || response.statusCode() == 429) {
+                // Unavailable, or the device's rate limit: both say when to come back.
                 ledger.countUnavailable();
                 retryMillis = retryAfterMillis(response);
               } else {

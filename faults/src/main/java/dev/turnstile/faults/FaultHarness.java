@@ -117,7 +117,8 @@ final class FaultHarness {
       ServiceBusDouble serviceBus,
       List<ChargingSession> rows) {
     Ledger ledger = new Ledger();
-    DeviceClient devices = new DeviceClient(deployment.bridgeUri(), ledger);
+    DeviceClient devices =
+        new DeviceClient(deployment.bridgeUri(), deployment.deviceToken(), ledger);
     List<Fault> faults = new ArrayList<>();
     try (BillingSender billing =
             new BillingSender(serviceBus.connectionString(), Deployment.BILLING_QUEUE, ledger);

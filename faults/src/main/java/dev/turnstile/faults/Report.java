@@ -54,7 +54,7 @@ final class Report {
         verdict.billingAccepted(),
         verdict.sessions());
     out.printf(
-        "HTTP requests:    %,d (%,d resends, %,d answered 200 duplicate, %,d answered 503, %,d"
+        "HTTP requests:    %,d (%,d resends, %,d answered 200 duplicate, %,d answered 503 or 429, %,d"
             + " without an answer, %,d refused)%n",
         ledger.requests(),
         ledger.resends(),

@@ -78,13 +78,15 @@ final class Demo {
   }
 
   /**
-   * Sends {@code rows} through the stack's bridge as {@code plan} says, plus three invalid
-   * requests, reads every output {@code read_committed} and checks it against the CSV.
+   * Sends {@code rows} through the stack's bridge as {@code plan} says, plus three invalid requests
+   * and two without a valid token, reads every output {@code read_committed} and checks it against
+   * the CSV.
    */
   Reconciliation replayAndReconcile(
       LocalStack stack, List<ChargingSession> rows, Replayer.Plan plan) throws Exception {
     URI base = URI.create("http://127.0.0.1:" + stack.httpPort());
-    long badRequestsRefused = sendBadRequests(base);
+    long badRequestsRefused = sendBadRequests(base, stack.deviceToken());
+    long unauthenticatedRefused = sendUnauthenticated(base);
     // The back office bills while the stations report: billing and sessions race to the merge.
     stack.serviceBus().loseFirstCompleteOf(Demo::loseFirstComplete);
     CompletableFuture<Long> billing =
@@ -97,7 +99,12 @@ final class Demo {
     out.printf("Published %,d billing messages on Service Bus%n", billed);
     Reconciliation table = reconcile(stack, rows, replay);
     table.check(
-        "invalid requests refused with 4xx", "invalidRequestsRefused", 3, badRequestsRefused);
+        "invalid requests refused with 400/422", "invalidRequestsRefused", 3, badRequestsRefused);
+    table.check(
+        "requests without a valid token refused with 401",
+        "unauthenticatedRefused",
+        2,
+        unauthenticatedRefused);
     reconcileServiceBusAndMerge(stack, rows, billed, table);
     return table;
   }
@@ -201,7 +208,8 @@ final class Demo {
       throws InterruptedException {
     long replayStart = System.nanoTime();
     Replayer.Report replay =
-        new Replayer(URI.create("http://127.0.0.1:" + stack.httpPort())).replay(rows, plan);
+        new Replayer(URI.create("http://127.0.0.1:" + stack.httpPort()), stack.deviceToken())
+            .replay(rows, plan);
     out.printf(
         "Replayed %,d requests (%,d events, %,d resent, %,d sessions reordered) in %.1f s%n",
         replay.requests(),
@@ -275,7 +283,7 @@ final class Demo {
         "resends injected (same eventId)", "duplicatesInjected", replay.duplicatesInjected());
     table.info("sessions sent Finished-first", "sessionsReordered", replay.sessionsReordered());
     table.check("requests failed", "requestsFailed", 0, replay.failed());
-    table.info("answered 503 (and retried)", "answeredUnavailable", replay.unavailable());
+    table.info("answered 503 or 429 (and retried)", "answeredUnavailable", replay.unavailable());
     table.info(
         "answered 200 duplicate by the bridge", "bridgeDuplicates", replay.answeredDuplicate());
     table.info("records in device-events.raw.v1", "rawRecords", raw.size());
@@ -331,8 +339,11 @@ final class Demo {
     return table;
   }
 
-  /** Malformed JSON, a missing field, a timestamp without offset: each must be refused. */
-  private long sendBadRequests(URI base) throws IOException, InterruptedException {
+  /**
+   * Malformed JSON, a missing field, a timestamp without offset, with a valid token: each must be
+   * refused for what it is (400 or 422).
+   */
+  private long sendBadRequests(URI base, String token) throws IOException, InterruptedException {
     HttpClient http = HttpClient.newHttpClient();
     String[] bodies = {
       "{\"eventId\": \"bad-1\", \"type\": ",
@@ -345,10 +356,33 @@ final class Demo {
           http.send(
               HttpRequest.newBuilder(base.resolve("/api/v1/devices/demo-station/events"))
                   .header("Content-Type", "application/json")
+                  .header("Authorization", "Bearer " + token)
                   .POST(HttpRequest.BodyPublishers.ofString(body))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() >= 400 && response.statusCode() < 500) {
+      if (response.statusCode() == 400 || response.statusCode() == 422) {
+        refused++;
+      }
+    }
+    return refused;
+  }
+
+  /** A valid event with no token, then with a token the bridge never issued: each must be 401. */
+  private long sendUnauthenticated(URI base) throws IOException, InterruptedException {
+    HttpClient http = HttpClient.newHttpClient();
+    String event =
+        "{\"eventId\": \"unauthenticated-1\", \"type\": \"Started\","
+            + " \"occurredAt\": \"2015-01-01T10:00:00Z\"}";
+    long refused = 0;
+    for (String authorization : new String[] {null, "Bearer 0123456789abcdef.not-a-token"}) {
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(base.resolve("/api/v1/devices/demo-station/events"))
+              .header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(event));
+      if (authorization != null) {
+        request.header("Authorization", authorization);
+      }
+      if (http.send(request.build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 401) {
         refused++;
       }
     }

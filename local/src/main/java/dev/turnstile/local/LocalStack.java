@@ -1,6 +1,8 @@
 package dev.turnstile.local;
 
 import dev.turnstile.bridge.BridgeApplication;
+import dev.turnstile.bridge.application.auth.DeviceCredential;
+import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.local.logging.KnownBenignLogFilter;
 import dev.turnstile.schemas.Topic;
@@ -28,7 +30,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * Turnstile on one machine: a real in-process KRaft Kafka, the topology and the bridge, with all
- * data in a temporary folder that {@link #close()} deletes.
+ * data in a temporary folder that {@link #close()} deletes. Device authentication is on, as in
+ * production: the stack issues one fleet token ({@link #deviceToken()}) for the devices it replays.
  */
 final class LocalStack implements AutoCloseable {
 
@@ -45,6 +48,7 @@ final class LocalStack implements AutoCloseable {
   private final HealthServer topologyHealth;
   private final TopologyConfig topologyConfig;
   private final BridgeApplication bridge;
+  private final String deviceToken;
 
   private LocalStack(
       Path home,
@@ -53,7 +57,8 @@ final class LocalStack implements AutoCloseable {
       TopologyConfig topologyConfig,
       TopologyApplication topology,
       HealthServer topologyHealth,
-      BridgeApplication bridge) {
+      BridgeApplication bridge,
+      String deviceToken) {
     this.home = home;
     this.kafka = kafka;
     this.serviceBus = serviceBus;
@@ -61,6 +66,7 @@ final class LocalStack implements AutoCloseable {
     this.topology = topology;
     this.topologyHealth = topologyHealth;
     this.bridge = bridge;
+    this.deviceToken = deviceToken;
   }
 
   /**
@@ -117,11 +123,23 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.put("bridge.http.host", "127.0.0.1");
       bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
       bridgeValues.putAll(serviceBusEntity(serviceBus));
+      Issued fleet = DeviceCredential.issue("*");
+      Path credentials = home.resolve("device-credentials");
+      Files.writeString(
+          credentials,
+          "# the local stack's fleet credential: one token for every device\n"
+              + fleet.credential().line()
+              + "\n");
+      bridgeValues.put("bridge.auth.credentials-file", credentials.toString());
       bridgeValues.putAll(forProcess(overrides, "bridge."));
       bridgeValues.values().removeIf(String::isEmpty);
       BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
       return new LocalStack(
-          home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge);
+          home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge, fleet.token());
+    } catch (IOException e) {
+      started.forEach(LocalStack::closeQuietly);
+      deleteQuietly(home);
+      throw new UncheckedIOException(e);
     } catch (RuntimeException | InterruptedException e) {
       started.forEach(LocalStack::closeQuietly);
       deleteQuietly(home);
@@ -231,6 +249,14 @@ final class LocalStack implements AutoCloseable {
 
   int httpPort() {
     return bridge.httpPort();
+  }
+
+  /**
+   * The bearer token the bridge accepts for every device: the stack provisions one fleet credential
+   * ({@code *}) in its credentials file, as {@code turnstile device-token '*'} would.
+   */
+  String deviceToken() {
+    return deviceToken;
   }
 
   TopologyApplication topology() {

@@ -50,10 +50,15 @@ final class Replayer {
   private static final int MAX_ATTEMPTS = 20;
 
   private final URI base;
+  private final String token;
   private final HttpClient http;
 
-  Replayer(URI base) {
+  /**
+   * @param token the bearer token sent with every request (the local stack's fleet token)
+   */
+  Replayer(URI base, String token) {
     this.base = base;
+    this.token = token;
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -113,6 +118,7 @@ final class Replayer {
     HttpRequest http =
         HttpRequest.newBuilder(base.resolve("/api/v1/devices/" + request.deviceId() + "/events"))
             .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer " + token)
             .timeout(Duration.ofSeconds(30))
             .POST(HttpRequest.BodyPublishers.ofString(request.body()))
             .build();
@@ -123,7 +129,7 @@ final class Replayer {
               switch (response.statusCode()) {
                 case 202 -> counters.accepted.incrementAndGet();
                 case 200 -> counters.duplicate.incrementAndGet();
-                case 503 -> {
+                case 503, 429 -> {
                   counters.unavailable.incrementAndGet();
                   if (attempt < MAX_ATTEMPTS) {
                     long wait = retryAfterSeconds(response);
@@ -133,7 +139,7 @@ final class Replayer {
                                 wait, java.util.concurrent.TimeUnit.SECONDS))
                         .thenCompose(x -> send(request, counters, attempt + 1));
                   }
-                  counters.fail(request, "503 after " + attempt + " attempts");
+                  counters.fail(request, response.statusCode() + " after " + attempt + " attempts");
                 }
                 default -> counters.fail(request, response.statusCode() + " " + response.body());
               }

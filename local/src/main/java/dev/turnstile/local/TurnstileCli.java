@@ -126,13 +126,23 @@ public final class TurnstileCli implements Runnable {
               + "  Kafka bootstrap:    %s%n"
               + "  Service Bus queue:  %s  on  %s%n"
               + "  Topics:             %s%n"
+              + "  Device token:       %s  (a fleet token: valid for every deviceId of this"
+              + " stack)%n"
+              + "Send an event (device requests need the token; without it: 401):%n"
+              + "  curl -i -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' \\%n"
+              + "    -d '{\"eventId\":\"e-1\",\"type\":\"Started\","
+              + "\"occurredAt\":\"2015-01-01T10:00:00Z\"}' \\%n"
+              + "    http://127.0.0.1:%d/api/v1/devices/station-1/events%n"
               + "Logs go to stderr. Press Ctrl-C to stop.%n",
           stack.httpPort(),
           stack.topologyHealthPort(),
           stack.bootstrapServers(),
           LocalStack.BILLING_QUEUE,
           stack.serviceBus().connectionString(),
-          TopicCatalogue.ALL.stream().map(Topic::baseName).collect(Collectors.joining(", ")));
+          TopicCatalogue.ALL.stream().map(Topic::baseName).collect(Collectors.joining(", ")),
+          stack.deviceToken(),
+          stack.deviceToken(),
+          stack.httpPort());
       stopped.await();
       return 0;
     }

@@ -143,12 +143,28 @@ class DistributionsIT {
                 "127.0.0.1",
                 "TURNSTILE_TOPOLOGY_HTTP_PORT",
                 Integer.toString(topologyPort)));
+    // The device's credential, issued as an operator would: the token printed once, the line
+    // appended to the credentials file the bridge reads.
+    Path credentials = work.resolve("device-credentials");
+    Process issue =
+        launch(
+            BRIDGE,
+            "turnstile-device-token",
+            Map.of(),
+            "station-d",
+            "--append",
+            credentials.toString());
+    assertThat(issue.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(issue.exitValue()).as(log("turnstile-device-token")).isZero();
+    String token = log("turnstile-device-token").lines().skip(1).findFirst().orElseThrow().strip();
     int bridgePort = freePort();
     Process bridge =
         launch(
             BRIDGE,
             "turnstile-bridge",
             Map.of(
+                "TURNSTILE_BRIDGE_AUTH_CREDENTIALS_FILE",
+                credentials.toString(),
                 "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS",
                 bootstrap,
                 "TURNSTILE_BRIDGE_HTTP_HOST",
@@ -167,8 +183,13 @@ class DistributionsIT {
         .until(() -> get(bridgePort, "/health/ready") == 200 || !bridge.isAlive());
     assertThat(bridge.isAlive()).as(log("turnstile-bridge")).isTrue();
 
-    assertThat(post(bridgePort, "e-start", "Started", "2024-05-01T08:00:00Z")).isEqualTo(202);
-    assertThat(post(bridgePort, "e-finish", "Finished", "2024-05-01T09:30:00Z")).isEqualTo(202);
+    assertThat(post(bridgePort, null, "e-start", "Started", "2024-05-01T08:00:00Z"))
+        .as("without the token")
+        .isEqualTo(401);
+    assertThat(post(bridgePort, token, "e-start", "Started", "2024-05-01T08:00:00Z"))
+        .isEqualTo(202);
+    assertThat(post(bridgePort, token, "e-finish", "Finished", "2024-05-01T09:30:00Z"))
+        .isEqualTo(202);
 
     List<ConsumerRecord<String, byte[]>> sessions =
         TopicReader.readUntil(
@@ -197,17 +218,19 @@ class DistributionsIT {
     return "station-d".equals(record.key()) && value.contains("\"Closed\"");
   }
 
-  static int post(int port, String eventId, String type, String occurredAt) throws Exception {
+  static int post(int port, String token, String eventId, String type, String occurredAt)
+      throws Exception {
     String body =
         "{\"eventId\":\"%s\",\"type\":\"%s\",\"occurredAt\":\"%s\",\"sessionRef\":\"s-1\"}"
             .formatted(eventId, type, occurredAt);
-    return HTTP.send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/api/v1/devices/station-d/events"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.discarding())
-        .statusCode();
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/api/v1/devices/station-d/events"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 }

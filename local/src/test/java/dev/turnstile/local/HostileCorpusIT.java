@@ -83,6 +83,11 @@ class HostileCorpusIT {
                 "2000",
                 "bridge.http.body-timeout-ms",
                 "2000",
+                // The corpus is about what the bridge makes of hostile input once a request is
+                // let in, and some entries are raw bytes a token cannot be put into: the door
+                // itself (401, 403, malformed Authorization) has DeviceAuthenticationIT.
+                "bridge.auth.enabled",
+                "false",
                 // The Service Bus entries test what an entity without a body schema relays and
                 // how the topology answers it; the billing schema has SendBillingIT.
                 "bridge.servicebus.entity." + LocalStack.BILLING_QUEUE + ".schema",

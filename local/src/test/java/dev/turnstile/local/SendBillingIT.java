@@ -137,6 +137,7 @@ class SendBillingIT {
                                 + stack.httpPort()
                                 + "/api/v1/devices/station-1/events"))
                     .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + stack.deviceToken())
                     .POST(HttpRequest.BodyPublishers.ofString(body))
                     .build(),
                 HttpResponse.BodyHandlers.ofString());

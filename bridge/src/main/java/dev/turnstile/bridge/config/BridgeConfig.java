@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -35,6 +36,10 @@ import java.util.stream.Collectors;
  * @param deviceMinOccurredAt earliest device timestamp accepted ({@link #DEVICE_MIN_OCCURRED_AT})
  * @param deviceMaxClockSkew how far ahead of the bridge's clock a device timestamp may be ({@link
  *     #DEVICE_MAX_CLOCK_SKEW_MS})
+ * @param deviceAuth whether and how device requests are authenticated ({@link #AUTH_ENABLED},
+ *     {@link #AUTH_CREDENTIALS_FILE}, {@link #AUTH_RELOAD_INTERVAL_MS})
+ * @param rateLimit requests a device may send ({@link #RATE_LIMIT_REQUESTS_PER_SECOND}, {@link
+ *     #RATE_LIMIT_BURST})
  * @param kafkaCommon {@code kafka.*} keys without the prefix (not {@code kafka.producer.*}): given
  *     to every Kafka client; holds at least {@code bootstrap.servers}
  * @param kafkaProducer {@code kafka.producer.*} keys without the prefix, given to the producer
@@ -60,6 +65,8 @@ public record BridgeConfig(
     Duration shutdownTimeout,
     Instant deviceMinOccurredAt,
     Duration deviceMaxClockSkew,
+    DeviceAuth deviceAuth,
+    RateLimit rateLimit,
     Map<String, String> kafkaCommon,
     Map<String, String> kafkaProducer,
     ServiceBusConfig serviceBus) {
@@ -180,6 +187,61 @@ public record BridgeConfig(
    * 422 (keyword {@code range}). Default {@code 86400000} (one day).
    */
   public static final String DEVICE_MAX_CLOCK_SKEW_MS = "bridge.device.max-clock-skew-ms";
+
+  /**
+   * {@code true} (the default): every request to the device routes needs {@code Authorization:
+   * Bearer <token>} with a token of {@link #AUTH_CREDENTIALS_FILE} that covers the path's deviceId;
+   * 401 or 403 otherwise. {@code false} lets anyone who reaches the port write events for any
+   * device and logs a warning at start-up.
+   */
+  public static final String AUTH_ENABLED = "bridge.auth.enabled";
+
+  /**
+   * Path of the device credentials file (format: {@code
+   * dev.turnstile.bridge.application.auth.DeviceCredentials}), e.g. a mounted Kubernetes Secret.
+   * Required while {@link #AUTH_ENABLED} is {@code true}; read at start-up, which fails when it
+   * cannot be read or a line is invalid. No default.
+   */
+  public static final String AUTH_CREDENTIALS_FILE = "bridge.auth.credentials-file";
+
+  /**
+   * Milliseconds between two reads of the credentials file; a changed file replaces the
+   * credentials, an unreadable or invalid one is logged and the previous credentials stay. Default
+   * {@code 10000}.
+   */
+  public static final String AUTH_RELOAD_INTERVAL_MS = "bridge.auth.reload-interval-ms";
+
+  /**
+   * Requests per second one deviceId may send to the device routes on average (a token bucket
+   * refilled at this rate); past it, 429 with {@code Retry-After}. 0 disables the limit. Default
+   * {@code 100}.
+   */
+  public static final String RATE_LIMIT_REQUESTS_PER_SECOND =
+      "bridge.rate-limit.requests-per-second";
+
+  /**
+   * Requests one deviceId may send at once before the rate applies (the bucket's capacity). Default
+   * {@code 1000}: a device flushing a backlog after an outage is not refused.
+   */
+  public static final String RATE_LIMIT_BURST = "bridge.rate-limit.burst";
+
+  /**
+   * Device authentication: see {@link #AUTH_ENABLED}, {@link #AUTH_CREDENTIALS_FILE}, {@link
+   * #AUTH_RELOAD_INTERVAL_MS}.
+   *
+   * @param credentialsFile {@code null} when authentication is off
+   */
+  public record DeviceAuth(boolean enabled, Path credentialsFile, Duration reloadInterval) {}
+
+  /**
+   * Per-device rate limit: see {@link #RATE_LIMIT_REQUESTS_PER_SECOND}, {@link #RATE_LIMIT_BURST}.
+   */
+  public record RateLimit(int requestsPerSecond, int burst) {
+    /** Whether requests are limited at all. */
+    public boolean enabled() {
+      return requestsPerSecond > 0;
+    }
+  }
 
   /**
    * Names of the Service Bus entities to receive from, comma-separated, each {@code [a-z0-9]+}
@@ -370,6 +432,10 @@ public record BridgeConfig(
         + deviceMinOccurredAt
         + ", deviceMaxClockSkew="
         + deviceMaxClockSkew
+        + ", deviceAuth="
+        + deviceAuth
+        + ", rateLimit="
+        + rateLimit
         + ", kafkaCommon="
         + masked(kafkaCommon)
         + ", kafkaProducer="

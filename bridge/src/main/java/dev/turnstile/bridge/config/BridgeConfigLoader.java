@@ -68,6 +68,8 @@ public final class BridgeConfigLoader {
             s.millis(SHUTDOWN_TIMEOUT_MS),
             instant(s.string(DEVICE_MIN_OCCURRED_AT)),
             s.millis(DEVICE_MAX_CLOCK_SKEW_MS),
+            deviceAuth(s),
+            new RateLimit(s.integer(RATE_LIMIT_REQUESTS_PER_SECOND), s.integer(RATE_LIMIT_BURST)),
             s.passThrough(KAFKA_PREFIX),
             s.passThrough(KAFKA_PRODUCER_PREFIX),
             ServiceBusConfigReader.read(s, s.string(TOPIC_PREFIX)));
@@ -108,6 +110,23 @@ public final class BridgeConfigLoader {
               + ") so that shutdown can drain message callbacks");
     }
     return config;
+  }
+
+  private static DeviceAuth deviceAuth(Settings s) {
+    boolean enabled = s.bool(AUTH_ENABLED);
+    String file = s.string(AUTH_CREDENTIALS_FILE);
+    if (enabled && (file == null || file.isBlank())) {
+      throw InvalidConfigurationException.of(
+          AUTH_CREDENTIALS_FILE,
+          "must be set while "
+              + AUTH_ENABLED
+              + " is true (the default): the file of device credentials (`turnstile"
+              + " device-token` makes them); set "
+              + AUTH_ENABLED
+              + "=false to accept unauthenticated device requests");
+    }
+    return new DeviceAuth(
+        enabled, enabled ? Path.of(file.strip()) : null, s.millis(AUTH_RELOAD_INTERVAL_MS));
   }
 
   /** 0 means one per processor the JVM sees. */

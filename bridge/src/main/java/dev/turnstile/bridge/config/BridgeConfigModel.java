@@ -30,6 +30,7 @@ import org.apache.kafka.common.config.ConfigException;
 public final class BridgeConfigModel {
 
   static final String GROUP_BRIDGE = "Bridge";
+  static final String GROUP_DEVICE_ACCESS = "Device authentication and rate limits";
   static final String GROUP_SERVICEBUS =
       "Service Bus (the source starts only when `bridge.servicebus.entities` is set)";
 
@@ -284,6 +285,71 @@ public final class BridgeConfigModel {
         ++o,
         ConfigDef.Width.SHORT,
         DEVICE_MAX_CLOCK_SKEW_MS);
+    g = GROUP_DEVICE_ACCESS;
+    o = 0;
+    d.define(
+        AUTH_ENABLED,
+        Type.BOOLEAN,
+        true,
+        HIGH,
+        "device requests (`.../events`, `.../events:batch`) need `Authorization: Bearer <token>`"
+            + " with a token of the credentials file that covers the path's deviceId, else `401`"
+            + " (`unauthenticated`) or `403` (`forbidden`) and nothing is written; `false` lets"
+            + " anyone who reaches the port write for any device, and logs a warning at start-up",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_ENABLED);
+    d.define(
+        AUTH_CREDENTIALS_FILE,
+        Type.STRING,
+        null,
+        HIGH,
+        "path of the device credentials file (format: README, \"Device authentication and rate"
+            + " limits\"), e.g. a mounted"
+            + " Secret; required while `bridge.auth.enabled=true`; read at start-up, which fails"
+            + " on an unreadable file or an invalid line",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        AUTH_CREDENTIALS_FILE);
+    d.define(
+        AUTH_RELOAD_INTERVAL_MS,
+        Type.LONG,
+        10_000L,
+        Range.between(100, 3_600_000),
+        LOW,
+        "how often the credentials file is read again; a changed file replaces the credentials,"
+            + " an invalid one is logged and the previous credentials stay",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_RELOAD_INTERVAL_MS);
+    d.define(
+        RATE_LIMIT_REQUESTS_PER_SECOND,
+        Type.INT,
+        100,
+        Range.between(0, 1_000_000),
+        MEDIUM,
+        "requests per second one deviceId may send to the device routes on average (a token"
+            + " bucket per device); past it `429` (`rate-limited`) with `Retry-After`; a batch is"
+            + " one request; 0 disables",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        RATE_LIMIT_REQUESTS_PER_SECOND);
+    d.define(
+        RATE_LIMIT_BURST,
+        Type.INT,
+        1_000,
+        Range.between(1, 100_000_000),
+        MEDIUM,
+        "requests one deviceId may send at once before the rate applies (the bucket's"
+            + " capacity), e.g. a backlog flushed after an outage",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        RATE_LIMIT_BURST);
     g = GROUP_SERVICEBUS;
     o = 0;
     d.define(

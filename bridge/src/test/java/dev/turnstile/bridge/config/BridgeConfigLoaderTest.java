@@ -22,6 +22,7 @@ class BridgeConfigLoaderTest {
     Files.writeString(
         file,
         "kafka.bootstrap.servers=file:9092\nbridge.http.port=9000\n"
+            + "bridge.auth.credentials-file=/run/secrets/device-credentials\n"
             + "bridge.http.body-limit-bytes=1000\nkafka.producer.batch.size=1234\n");
 
     BridgeConfig config =
@@ -44,7 +45,9 @@ class BridgeConfigLoaderTest {
 
   @Test
   void defaultsApplyWhenOnlyTheBootstrapIsGiven() {
-    BridgeConfig config = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    BridgeConfig config =
+        BridgeConfigLoader.fromMap(
+            Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
 
     assertThat(config.httpHost()).isEqualTo("0.0.0.0");
     assertThat(config.httpPort()).isEqualTo(8080);
@@ -59,13 +62,25 @@ class BridgeConfigLoaderTest {
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.port", "eighty")))
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.http.port",
+                        "eighty")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.port");
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.kafka.max-in-flight", "0")))
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.kafka.max-in-flight",
+                        "0")))
         .hasMessageContaining("bridge.kafka.max-in-flight");
     assertThatThrownBy(() -> BridgeConfigLoader.fromMap(Map.of()))
         .hasMessageContaining("kafka.bootstrap.servers");
@@ -74,7 +89,10 @@ class BridgeConfigLoaderTest {
   @Test
   void httpConnectionLimitsHaveDefaultsAndTheIdleTimeoutMustOutwaitKafka() {
     var limits =
-        BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092")).connectionLimits();
+        BridgeConfigLoader.fromMap(
+                Map.of(
+                    "kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"))
+            .connectionLimits();
     assertThat(limits.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(limits.bodyTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(limits.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
@@ -84,9 +102,14 @@ class BridgeConfigLoaderTest {
             () ->
                 BridgeConfigLoader.fromMap(
                     Map.of(
-                        "kafka.bootstrap.servers", "k:9092",
-                        "bridge.http.idle-timeout-ms", "10000",
-                        "bridge.kafka.ack-timeout-ms", "10000")))
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.http.idle-timeout-ms",
+                        "10000",
+                        "bridge.kafka.ack-timeout-ms",
+                        "10000")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.idle-timeout-ms")
         .hasMessageContaining("bridge.kafka.ack-timeout-ms");
@@ -95,7 +118,12 @@ class BridgeConfigLoaderTest {
   @Test
   void theHttpServerRunsOnAsManyEventLoopsAsProcessorsUnlessSetOtherwise() {
     assertThat(
-            BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"))
+            BridgeConfigLoader.fromMap(
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds"))
                 .httpEventLoops())
         .isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(
@@ -103,28 +131,42 @@ class BridgeConfigLoaderTest {
                     null,
                     Map.of(
                         "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                        "TURNSTILE_BRIDGE_AUTH_ENABLED", "false",
                         "TURNSTILE_BRIDGE_HTTP_EVENT_LOOPS", "3"))
                 .httpEventLoops())
         .isEqualTo(3);
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.event-loops", "-1")))
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.http.event-loops",
+                        "-1")))
         .hasMessageContaining("bridge.http.event-loops");
   }
 
   @Test
   void aBatchMayNotHoldMoreEventsThanMayBeInFlight() {
-    var defaults = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    var defaults =
+        BridgeConfigLoader.fromMap(
+            Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
     assertThat(defaults.batchMaxEvents()).isEqualTo(1_000);
     assertThat(defaults.batchBodyLimitBytes()).isEqualTo(1_048_576);
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
                     Map.of(
-                        "kafka.bootstrap.servers", "k:9092",
-                        "bridge.kafka.max-in-flight", "100",
-                        "bridge.http.batch.max-events", "101")))
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.kafka.max-in-flight",
+                        "100",
+                        "bridge.http.batch.max-events",
+                        "101")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.batch.max-events")
         .hasMessageContaining("bridge.kafka.max-in-flight");
@@ -135,9 +177,14 @@ class BridgeConfigLoaderTest {
     BridgeConfig config =
         BridgeConfigLoader.fromMap(
             Map.of(
-                "kafka.bootstrap.servers", "k:9092",
-                "kafka.sasl.jaas.config", "PlainLoginModule password=\"hunter2\"",
-                "kafka.producer.ssl.key.password", "s3cret"));
+                "kafka.bootstrap.servers",
+                "k:9092",
+                "bridge.auth.credentials-file",
+                "creds",
+                "kafka.sasl.jaas.config",
+                "PlainLoginModule password=\"hunter2\"",
+                "kafka.producer.ssl.key.password",
+                "s3cret"));
 
     assertThat(config.toString())
         .doesNotContain("hunter2")
@@ -159,7 +206,9 @@ class BridgeConfigLoaderTest {
 
   @Test
   void theDeviceTimestampWindowHasDefaultsAndIsSetByKeyOrEnvironment() {
-    BridgeConfig defaults = BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092"));
+    BridgeConfig defaults =
+        BridgeConfigLoader.fromMap(
+            Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
     assertThat(defaults.deviceMinOccurredAt()).isEqualTo(Instant.parse("2000-01-01T00:00:00Z"));
     assertThat(defaults.deviceMaxClockSkew()).isEqualTo(Duration.ofDays(1));
 
@@ -167,9 +216,14 @@ class BridgeConfigLoaderTest {
         BridgeConfigLoader.load(
             null,
             Map.of(
-                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
-                "TURNSTILE_BRIDGE_DEVICE_MIN_OCCURRED_AT", "2010-01-01T01:00:00+01:00",
-                "TURNSTILE_BRIDGE_DEVICE_MAX_CLOCK_SKEW_MS", "60000"));
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS",
+                "k:9092",
+                "TURNSTILE_BRIDGE_AUTH_ENABLED",
+                "false",
+                "TURNSTILE_BRIDGE_DEVICE_MIN_OCCURRED_AT",
+                "2010-01-01T01:00:00+01:00",
+                "TURNSTILE_BRIDGE_DEVICE_MAX_CLOCK_SKEW_MS",
+                "60000"));
     assertThat(set.deviceMinOccurredAt()).isEqualTo(Instant.parse("2010-01-01T00:00:00Z"));
     assertThat(set.deviceMaxClockSkew()).isEqualTo(Duration.ofMinutes(1));
 
@@ -177,8 +231,12 @@ class BridgeConfigLoaderTest {
             () ->
                 BridgeConfigLoader.fromMap(
                     Map.of(
-                        "kafka.bootstrap.servers", "k:9092",
-                        "bridge.device.min-occurred-at", "2010-01-01")))
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.device.min-occurred-at",
+                        "2010-01-01")))
         .hasMessageContaining("bridge.device.min-occurred-at");
   }
 
@@ -187,7 +245,13 @@ class BridgeConfigLoaderTest {
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "bridge.http.prot", "8081")))
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.http.prot",
+                        "8081")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessage("bridge.http.prot: unknown key; did you mean bridge.http.port?");
     assertThatThrownBy(
@@ -196,6 +260,7 @@ class BridgeConfigLoaderTest {
                     null,
                     Map.of(
                         "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+                        "TURNSTILE_BRIDGE_AUTH_ENABLED", "false",
                         "TURNSTILE_BRIDGE_HTTP_PROT", "8081")))
         .hasMessage(
             "TURNSTILE_BRIDGE_HTTP_PROT: sets no known key; did you mean"
@@ -203,7 +268,13 @@ class BridgeConfigLoaderTest {
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
-                    Map.of("kafka.bootstrap.servers", "k:9092", "kafka.producer.lingr.ms", "5")))
+                    Map.of(
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "kafka.producer.lingr.ms",
+                        "5")))
         .hasMessage(
             "kafka.producer.lingr.ms: not a setting of the producer only; did you mean"
                 + " kafka.producer.linger.ms?");
@@ -245,7 +316,14 @@ class BridgeConfigLoaderTest {
             "kafka.producer.transactional.id")) {
       assertThatThrownBy(
               () ->
-                  BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092", key, "1")))
+                  BridgeConfigLoader.fromMap(
+                      Map.of(
+                          "kafka.bootstrap.servers",
+                          "k:9092",
+                          "bridge.auth.credentials-file",
+                          "creds",
+                          key,
+                          "1")))
           .as(key)
           .hasMessageStartingWith(key + ": cannot be set: ");
     }
@@ -257,16 +335,49 @@ class BridgeConfigLoaderTest {
             () ->
                 BridgeConfigLoader.fromMap(
                     Map.of(
-                        "kafka.bootstrap.servers", "k:9092",
-                        "bridge.servicebus.entities", "billing",
-                        "bridge.servicebus.entity.billing.queue", "billing",
+                        "kafka.bootstrap.servers",
+                        "k:9092",
+                        "bridge.auth.credentials-file",
+                        "creds",
+                        "bridge.servicebus.entities",
+                        "billing",
+                        "bridge.servicebus.entity.billing.queue",
+                        "billing",
                         "bridge.servicebus.connection-string",
-                            "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true")))
+                        "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true")))
         .hasMessageContaining("bridge.servicebus.connection-string")
         .hasMessageNotContaining("hunter2");
     assertThat(BridgeConfig.isSecret("bridge.servicebus.connection-string")).isTrue();
     assertThat(BridgeConfig.isSecret("kafka.producer.ssl.keystore.password")).isTrue();
     assertThat(BridgeConfig.isSecret("kafka.producer.key.serializer")).isFalse();
     assertThat(BridgeConfig.isSecret("bridge.servicebus.entity.billing.key")).isFalse();
+  }
+
+  @Test
+  void deviceAuthenticationIsOnByDefaultAndNeedsACredentialsFile() {
+    assertThatThrownBy(
+            () -> BridgeConfigLoader.fromMap(Map.of("kafka.bootstrap.servers", "k:9092")))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining(
+            "bridge.auth.credentials-file: must be set while bridge.auth.enabled");
+
+    BridgeConfig on =
+        BridgeConfigLoader.fromMap(
+            Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "/s/c"));
+    assertThat(on.deviceAuth().enabled()).isTrue();
+    assertThat(on.deviceAuth().credentialsFile()).isEqualTo(Path.of("/s/c"));
+    assertThat(on.deviceAuth().reloadInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(on.rateLimit()).isEqualTo(new BridgeConfig.RateLimit(100, 1_000));
+    assertThat(on.rateLimit().enabled()).isTrue();
+
+    BridgeConfig off =
+        BridgeConfigLoader.fromMap(
+            Map.of(
+                "kafka.bootstrap.servers", "k:9092",
+                "bridge.auth.enabled", "false",
+                "bridge.rate-limit.requests-per-second", "0"));
+    assertThat(off.deviceAuth().enabled()).isFalse();
+    assertThat(off.deviceAuth().credentialsFile()).isNull();
+    assertThat(off.rateLimit().enabled()).isFalse();
   }
 }

@@ -122,6 +122,7 @@ class ServiceBusConfigTest {
   private static Map<String, String> base() {
     Map<String, String> values = new HashMap<>();
     values.put("kafka.bootstrap.servers", "k:9092");
+    values.put("bridge.auth.credentials-file", "device-credentials");
     return values;
   }
 

@@ -34,7 +34,9 @@ import java.util.function.Supplier;
 
 /**
  * The HTTP side of the bridge: the device events routes, health ({@code /health/live}, {@code
- * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json.
+ * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json. A
+ * request to a device route passes {@link DeviceAccessHandler} (its token, then its device's rate
+ * limit) before anything else, its body included, is read.
  *
  * <p>The server runs as {@link BridgeConfig#HTTP_EVENT_LOOPS} instances of one verticle, each with
  * its own router on its own event loop, all listening on the same port: Vert.x binds the socket
@@ -63,12 +65,14 @@ public final class HttpBridgeServer {
   /**
    * Deploys the server instances; the future completes once all of them listen.
    *
+   * @param access authentication and rate limits of the device routes
    * @param kafkaReachable cached answer of whether Kafka is reachable, read by readiness
    * @param scrape the Prometheus exposition text
    */
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
       BridgeConfig config,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -85,7 +89,15 @@ public final class HttpBridgeServer {
                   @Override
                   public Future<?> start() {
                     return bridge.listen(
-                        vertx, config, port, guard, useCase, metrics, kafkaReachable, scrape);
+                        vertx,
+                        config,
+                        port,
+                        guard,
+                        access,
+                        useCase,
+                        metrics,
+                        kafkaReachable,
+                        scrape);
                   }
                 },
             new DeploymentOptions().setInstances(config.httpEventLoops()))
@@ -102,6 +114,7 @@ public final class HttpBridgeServer {
       BridgeConfig config,
       int port,
       ConnectionGuard guard,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -116,7 +129,7 @@ public final class HttpBridgeServer {
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout().toMillis()));
     servers.add(httpServer);
-    Router router = router(vertx, config, useCase, metrics, kafkaReachable, scrape);
+    Router router = router(vertx, config, access, useCase, metrics, kafkaReachable, scrape);
     return httpServer
         .connectionHandler(guard::connected)
         .invalidRequestHandler(request -> invalidRequest(request, metrics))
@@ -127,6 +140,7 @@ public final class HttpBridgeServer {
   private Router router(
       Vertx vertx,
       BridgeConfig config,
+      DeviceAccess access,
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
@@ -134,8 +148,10 @@ public final class HttpBridgeServer {
     Router router = Router.router(vertx);
     DeviceEventsHandler events =
         new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
+    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics);
     router
         .post(EVENTS_PATH)
+        .handler(door)
         .handler(new RequireJson(metrics))
         .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
         .handler(events::handle);
@@ -144,6 +160,7 @@ public final class HttpBridgeServer {
     Route batchRoute =
         router
             .postWithRegex(BATCH_REGEX)
+            .handler(door)
             .handler(new RequireJson(metrics))
             .handler(BodyHandler.create(false).setBodyLimit(config.batchBodyLimitBytes()))
             .handler(batch::handle);

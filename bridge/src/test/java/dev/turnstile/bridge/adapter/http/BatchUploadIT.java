@@ -55,6 +55,7 @@ class BatchUploadIT {
             BridgeConfigLoader.fromMap(
                 Map.of(
                     "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                    "bridge.auth.enabled", "false", // not about authentication
                     "topic.prefix", "batch.",
                     "bridge.http.host", "127.0.0.1",
                     "bridge.http.port", "0",

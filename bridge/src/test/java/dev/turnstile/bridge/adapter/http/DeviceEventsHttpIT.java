@@ -60,11 +60,21 @@ class DeviceEventsHttpIT {
             BridgeConfigLoader.fromMap(
                 Map.of(
                     "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                    "bridge.auth.enabled", "false", // not about authentication
                     "topic.prefix", "it.",
                     "bridge.http.host", "127.0.0.1",
                     "bridge.http.port", "0",
                     "bridge.http.body-limit-bytes", "4096",
                     "bridge.kafka.readiness-interval-ms", "200")));
+    // The bridge answers 503 until it has seen its topic as declared; every test here expects the
+    // ready bridge.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                send(bridge, HttpRequest.newBuilder(uri(bridge, "/health/ready")).GET())
+                        .statusCode()
+                    == 200);
     consumer =
         new KafkaConsumer<>(
             Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()),
@@ -375,6 +385,7 @@ class DeviceEventsHttpIT {
             BridgeConfigLoader.fromMap(
                 Map.of(
                     "kafka.bootstrap.servers", "127.0.0.1:" + closedPort,
+                    "bridge.auth.enabled", "false", // not about authentication
                     "bridge.http.host", "127.0.0.1",
                     "bridge.http.port", "0",
                     "bridge.kafka.ack-timeout-ms", "1000",

@@ -83,6 +83,7 @@ class EventLoopsIT {
         BridgeConfigLoader.fromMap(
             Map.of(
                 "kafka.bootstrap.servers", "127.0.0.1:9",
+                "bridge.auth.enabled", "false", // not about authentication
                 "bridge.http.host", "127.0.0.1",
                 "bridge.http.port", "0",
                 "bridge.http.event-loops", Integer.toString(eventLoops)));
@@ -90,6 +91,7 @@ class EventLoopsIT {
     return HttpBridgeServer.start(
             vertx,
             config,
+            DeviceAccess.OPEN,
             useCase,
             new BridgeMetrics(new SimpleMeterRegistry()),
             () -> true,

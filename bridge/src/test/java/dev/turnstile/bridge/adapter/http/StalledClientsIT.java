@@ -60,15 +60,26 @@ class StalledClientsIT {
         BridgeApplication.start(
             BridgeConfigLoader.fromMap(
                 Map.of(
-                    "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                    "topic.prefix", "stall.",
-                    "bridge.http.host", "127.0.0.1",
-                    "bridge.http.port", "0",
-                    "bridge.kafka.ack-timeout-ms", "2000",
-                    "bridge.http.header-timeout-ms", Long.toString(HEADER_TIMEOUT_MS),
-                    "bridge.http.body-timeout-ms", Long.toString(BODY_TIMEOUT_MS),
-                    "bridge.http.idle-timeout-ms", Long.toString(IDLE_TIMEOUT_MS),
-                    "bridge.http.max-connections", Integer.toString(MAX_CONNECTIONS))));
+                    "kafka.bootstrap.servers",
+                    kafka.bootstrapServers(),
+                    "bridge.auth.enabled",
+                    "false", // not about authentication
+                    "topic.prefix",
+                    "stall.",
+                    "bridge.http.host",
+                    "127.0.0.1",
+                    "bridge.http.port",
+                    "0",
+                    "bridge.kafka.ack-timeout-ms",
+                    "2000",
+                    "bridge.http.header-timeout-ms",
+                    Long.toString(HEADER_TIMEOUT_MS),
+                    "bridge.http.body-timeout-ms",
+                    Long.toString(BODY_TIMEOUT_MS),
+                    "bridge.http.idle-timeout-ms",
+                    Long.toString(IDLE_TIMEOUT_MS),
+                    "bridge.http.max-connections",
+                    Integer.toString(MAX_CONNECTIONS))));
     // The bridge writes only once it has seen its topic as declared (a just-created topic's
     // metadata can lag its creation by a moment). Each check closes its connection, which would
     // otherwise count against the connection limit tested below.

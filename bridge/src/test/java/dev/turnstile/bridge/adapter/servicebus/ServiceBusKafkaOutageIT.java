@@ -63,6 +63,7 @@ class ServiceBusKafkaOutageIT {
             BridgeConfigLoader.fromMap(
                 Map.ofEntries(
                     Map.entry("kafka.bootstrap.servers", kafka.bootstrapServers()),
+                    Map.entry("bridge.auth.enabled", "false"), // no HTTP here
                     Map.entry("bridge.http.host", "127.0.0.1"),
                     Map.entry("bridge.http.port", "0"),
                     Map.entry("bridge.kafka.ack-timeout-ms", "1500"),

@@ -397,6 +397,7 @@ class ServiceBusToKafkaIT {
       Map<String, String> entities, UnaryOperator<PublishEventPort> wrap) {
     Map<String, String> values = new HashMap<>(entities);
     values.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    values.put("bridge.auth.enabled", "false"); // no HTTP here
     values.put("kafka.producer.max.request.size", "4096");
     values.put("bridge.servicebus.connection-string", serviceBus.connectionString());
     values.put("bridge.servicebus.local-mode", "true");

@@ -1,0 +1,233 @@
+package dev.turnstile.bridge.adapter.http;
+
+import static dev.turnstile.bridge.adapter.http.DeviceTraffic.batch;
+import static dev.turnstile.bridge.adapter.http.DeviceTraffic.event;
+import static dev.turnstile.bridge.adapter.http.DeviceTraffic.problem;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.turnstile.bridge.BridgeApplication;
+import dev.turnstile.bridge.application.auth.DeviceCredential;
+import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
+import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.runtime.config.InvalidConfigurationException;
+import dev.turnstile.runtime.topics.TopicSpec;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.testkit.EmbeddedKafka;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Device authentication over real HTTP against a real in-process Kafka: a device's own token is let
+ * in; no token, a wrong or malformed one (401) and another device's (403) are refused as
+ * problem+json, counted, and write nothing.
+ */
+class DeviceAuthenticationIT {
+
+  private static final String PREFIX = "auth.";
+  private static final Issued STATION_1 = DeviceCredential.issue("station-1");
+  private static final Issued STATION_2 = DeviceCredential.issue("station-2");
+  private static final Issued FLEET = DeviceCredential.issue("fleet-*");
+
+  @TempDir static Path dir;
+  private static Path credentials;
+  private static EmbeddedKafka kafka;
+  private static BridgeApplication bridge;
+  private static DeviceTraffic traffic;
+
+  @BeforeAll
+  static void start() throws Exception {
+    kafka = EmbeddedKafka.start(null);
+    kafka.createTopics(
+        List.of(TopicSpec.of(TopicCatalogue.DEVICE_EVENTS_RAW, PREFIX, (short) 1).toNewTopic()));
+    credentials = dir.resolve("device-credentials");
+    Files.write(
+        credentials,
+        List.of(
+            "# station-1, station-2 and the fleet-* devices",
+            STATION_1.credential().line(),
+            STATION_2.credential().line(),
+            FLEET.credential().line()));
+    bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(config(credentials)));
+    traffic =
+        new DeviceTraffic(
+            kafka.bootstrapServers(),
+            TopicCatalogue.DEVICE_EVENTS_RAW.name(PREFIX),
+            () -> bridge.httpPort());
+  }
+
+  private static Map<String, String> config(Path credentialsFile) {
+    return Map.of(
+        "kafka.bootstrap.servers", kafka.bootstrapServers(),
+        "topic.prefix", PREFIX,
+        "bridge.http.host", "127.0.0.1",
+        "bridge.http.port", "0",
+        "bridge.kafka.readiness-interval-ms", "200",
+        "bridge.auth.credentials-file", credentialsFile.toString(),
+        "bridge.auth.reload-interval-ms", "200");
+  }
+
+  @AfterAll
+  static void stop() {
+    for (AutoCloseable closeable : new AutoCloseable[] {traffic, bridge, kafka}) {
+      try {
+        if (closeable != null) {
+          closeable.close();
+        }
+      } catch (Exception e) {
+        // the others still close
+      }
+    }
+  }
+
+  @Test
+  void aDeviceWithItsOwnTokenIsLetIn() throws Exception {
+    assertThat(
+            traffic
+                .post("/api/v1/devices/station-1/events", event("own-1"), bearer(STATION_1))
+                .statusCode())
+        .isEqualTo(202);
+    assertThat(
+            traffic
+                .post(
+                    "/api/v1/devices/station-1/events:batch",
+                    batch("own-2", "own-3"),
+                    bearer(STATION_1))
+                .statusCode())
+        .as("a batch answers 200 with each event's outcome")
+        .isEqualTo(200);
+    assertThat(
+            traffic
+                .post("/api/v1/devices/fleet-7/events", event("own-4"), bearer(FLEET))
+                .statusCode())
+        .as("a fleet token covers the devices of its prefix")
+        .isEqualTo(202);
+
+    assertThat(traffic.eventIdsWrittenFor("station-1", "sentinel-own", bearer(STATION_1)))
+        .contains("own-1", "own-2", "own-3", "sentinel-own");
+  }
+
+  @Test
+  void noTokenOrABadOneIs401AndWritesNothing() throws Exception {
+    String path = "/api/v1/devices/fleet-401/events";
+    double before = traffic.rejected("unauthenticated");
+    String token = FLEET.token();
+
+    HttpResponse<String> missing = traffic.post(path, event("refused-1"));
+    assertThat(problem(missing, 401)).isEqualTo("unauthenticated");
+    assertThat(missing.headers().allValues("WWW-Authenticate"))
+        .containsExactly("Bearer realm=\"turnstile\"");
+
+    char last = token.charAt(token.length() - 1);
+    String oneCharOff = token.substring(0, token.length() - 1) + (last == 'A' ? 'B' : 'A');
+    HttpResponse<String> wrong = traffic.post(path, event("refused-2"), "Bearer " + oneCharOff);
+    assertThat(problem(wrong, 401)).isEqualTo("unauthenticated");
+    assertThat(wrong.headers().firstValue("WWW-Authenticate"))
+        .hasValue("Bearer realm=\"turnstile\", error=\"invalid_token\"");
+
+    for (String[] malformed :
+        List.of(
+            new String[] {"Basic " + token},
+            new String[] {"Bearer " + token + " extra"},
+            new String[] {"Bearer"},
+            new String[] {"Bearer " + token, "Bearer " + token})) {
+      assertThat(problem(traffic.post(path, event("refused-3"), malformed), 401))
+          .as(String.join(" | ", malformed))
+          .isEqualTo("unauthenticated");
+    }
+    assertThat(
+            problem(
+                traffic.post("/api/v1/devices/fleet-401/events:batch", batch("refused-4")), 401))
+        .isEqualTo("unauthenticated");
+    assertThat(problem(traffic.post(path, "not even json"), 401))
+        .as("the door is before the body is read")
+        .isEqualTo("unauthenticated");
+
+    assertThat(traffic.rejected("unauthenticated") - before).isEqualTo(8);
+    assertThat(traffic.eventIdsWrittenFor("fleet-401", "sentinel-401", bearer(FLEET)))
+        .containsExactly("sentinel-401");
+  }
+
+  @Test
+  void anotherDevicesTokenIs403AndWritesNothing() throws Exception {
+    double before = traffic.rejected("forbidden");
+
+    HttpResponse<String> single =
+        traffic.post("/api/v1/devices/station-1/events", event("refused-5"), bearer(STATION_2));
+    assertThat(problem(single, 403)).isEqualTo("forbidden");
+    assertThat(single.headers().firstValue("WWW-Authenticate"))
+        .hasValue("Bearer realm=\"turnstile\", error=\"insufficient_scope\"");
+    assertThat(
+            problem(
+                traffic.post(
+                    "/api/v1/devices/station-1/events:batch",
+                    batch("refused-6"),
+                    bearer(STATION_2)),
+                403))
+        .isEqualTo("forbidden");
+    assertThat(
+            problem(
+                traffic.post("/api/v1/devices/station-1/events", event("refused-7"), bearer(FLEET)),
+                403))
+        .as("a fleet token covers only its prefix")
+        .isEqualTo("forbidden");
+
+    assertThat(traffic.rejected("forbidden") - before).isEqualTo(3);
+    assertThat(traffic.eventIdsWrittenFor("station-1", "sentinel-403", bearer(STATION_1)))
+        .contains("sentinel-403")
+        .noneMatch(id -> id.startsWith("refused-"));
+  }
+
+  @Test
+  void aCredentialAddedToTheFileIsTakenWithoutARestartAndARemovedOneIsRefused() throws Exception {
+    Issued added = DeviceCredential.issue("station-new");
+    String path = "/api/v1/devices/station-new/events";
+    assertThat(traffic.post(path, event("new-0"), bearer(added)).statusCode()).isEqualTo(401);
+
+    Files.writeString(
+        credentials, Files.readString(credentials) + added.credential().line() + "\n");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> traffic.post(path, event("new-1"), bearer(added)).statusCode() == 202);
+
+    Files.writeString(
+        credentials, Files.readString(credentials).replace(added.credential().line() + "\n", ""));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> traffic.post(path, event("new-2"), bearer(added)).statusCode() == 401);
+    assertThat(
+            traffic
+                .post("/api/v1/devices/station-1/events", event("still-1"), bearer(STATION_1))
+                .statusCode())
+        .isEqualTo(202);
+  }
+
+  @Test
+  void aMissingOrInvalidCredentialsFileStopsTheStartNamingTheKey() throws Exception {
+    assertThatThrownBy(
+            () -> BridgeApplication.start(BridgeConfigLoader.fromMap(config(dir.resolve("none")))))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("bridge.auth.credentials-file")
+        .hasMessageContaining("cannot read");
+    Path broken = dir.resolve("broken");
+    Files.write(
+        broken, List.of(STATION_1.credential().line(), "0123456789abcdef station-3 sha256:x"));
+    assertThatThrownBy(() -> BridgeApplication.start(BridgeConfigLoader.fromMap(config(broken))))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("bridge.auth.credentials-file")
+        .hasMessageContaining("line 2");
+  }
+
+  private static String bearer(Issued issued) {
+    return "Bearer " + issued.token();
+  }
+}
