@@ -1,11 +1,11 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
-import dev.turnstile.bridge.application.BodyValidator;
+import dev.turnstile.bridge.application.KeyRule;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
-import dev.turnstile.bridge.config.KeyRule;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
+import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.schemas.TopicCatalogue;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

@@ -2,9 +2,9 @@ package dev.turnstile.bench;
 
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
 import dev.turnstile.bridge.application.AcceptDeviceEventService;
-import dev.turnstile.bridge.application.BridgeMetrics;
-import dev.turnstile.bridge.application.OccurredAtWindow;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
+import dev.turnstile.schemas.OccurredAtWindow;
 import dev.turnstile.schemas.TopicCatalogue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;

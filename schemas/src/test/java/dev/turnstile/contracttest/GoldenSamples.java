@@ -38,9 +38,22 @@ public final class GoldenSamples {
 
   /** The samples of {@code schema} (e.g. {@code merge-result.v1}), by file name. */
   public static List<Sample> of(String schema) {
-    URL url = GoldenSamples.class.getClassLoader().getResource("golden/" + schema);
+    return under("golden/" + schema);
+  }
+
+  /**
+   * Values under {@code golden-refused/<schema>/*.json}, each breaking a rule that both the schema
+   * and the Java domain state (an identifier, the type, the form of a time), so that a test can
+   * show the two refuse alike.
+   */
+  public static List<Sample> refused(String schema) {
+    return under("golden-refused/" + schema);
+  }
+
+  private static List<Sample> under(String resource) {
+    URL url = GoldenSamples.class.getClassLoader().getResource(resource);
     if (url == null) {
-      throw new IllegalArgumentException("no golden samples for " + schema);
+      throw new IllegalArgumentException("no samples under " + resource);
     }
     try {
       URI uri = url.toURI();

@@ -17,9 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Validates JSON against Turnstile's schemas with vertx-json-schema (draft 2020-12), the one JSON
- * Schema library the project uses: the bridge validates requests with it in production, so tests
- * and production agree on what "valid" means.
+ * Validates JSON against Turnstile's schemas with vertx-json-schema (draft 2020-12), for tests. The
+ * bridge validates in production with networknt's validator, {@code format} asserted (issue 14
+ * moved it for speed); the schemas keep their rules in {@code pattern}s where both validators
+ * agree, and {@code DeviceEventRulesAgreementTest} checks those against the Java rules.
  *
  * <p>Lives in the schemas test-jar, not in schemas main, so the contracts jar downstream teams
  * depend on stays Jackson-only (no Vert.x on their classpath).

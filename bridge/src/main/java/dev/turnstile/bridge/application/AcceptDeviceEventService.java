@@ -1,57 +1,38 @@
 package dev.turnstile.bridge.application;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.schemas.DeviceEvent;
-import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.DeviceEvent.AsSent;
+import dev.turnstile.schemas.DeviceEvent.Checked;
+import dev.turnstile.schemas.OccurredAtWindow;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks a device's event, writes it as a CloudEvent keyed by {@code deviceId}, and remembers it
- * once acknowledged so that a device retrying after a lost response is answered without a second
- * write. A retry that races the first write is written again: the topology's dedup absorbs it.
+ * The use case's orchestration: builds a device's event by the domain's rules ({@link
+ * DeviceEvent#create}), writes it as a CloudEvent keyed by {@code deviceId}, and remembers it once
+ * acknowledged so that a device retrying after a lost response is answered without a second write.
+ * A retry that races the first write is written again: the topology's dedup absorbs it.
  */
 public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase {
 
   private static final Logger LOG = LoggerFactory.getLogger(AcceptDeviceEventService.class);
-
-  /**
-   * Identifiers (deviceId, eventId, sessionRef): {@link #IDENTIFIER_RULE}. An id made only of dots
-   * is excluded: {@code .} and {@code ..} are path segments that URL normalisation removes, so such
-   * a device could never be addressed.
-   */
-  public static final Pattern IDENTIFIER = Pattern.compile("(?!\\.+$)[A-Za-z0-9._~:-]{1,128}");
-
-  /** {@link #IDENTIFIER} in words, for error messages. */
-  public static final String IDENTIFIER_RULE = "1..128 of [A-Za-z0-9._~:-], not only dots";
-
-  /** The form of {@code occurredAt}, in words, for error messages. */
-  public static final String OCCURRED_AT_RULE =
-      "an RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00";
-
-  /** A leap second in an RFC 3339 time: {@code hh:mm:60}, fraction and offset as may follow. */
-  private static final Pattern LEAP_SECOND = Pattern.compile(".*[Tt ]\\d{2}:\\d{2}:60(\\D.*)?$");
 
   private final PublishEventPort publisher;
   private final String topic;
@@ -85,7 +66,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
             : new RecentlyAccepted<>(
                 (int) Math.min(cacheSize, Integer.MAX_VALUE), cacheTtl, System::nanoTime);
     if (recentlyAccepted != null) {
-      metrics.bindDuplicateCache(recentlyAccepted);
+      metrics.bindDuplicateCache(recentlyAccepted::bindTo);
     }
   }
 
@@ -258,83 +239,23 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     return new CompletionException(cause);
   }
 
+  /** The event by the domain's rules ({@link DeviceEvent#create}), or why not. */
   private DeviceEvent validate(AcceptDeviceEventCommand command) {
-    List<Violation> violations = new ArrayList<>();
-    if (command.deviceId() == null || !IDENTIFIER.matcher(command.deviceId()).matches()) {
-      violations.add(new Violation("", "deviceId", "deviceId must be " + IDENTIFIER_RULE));
+    Checked checked =
+        DeviceEvent.create(
+            new AsSent(
+                command.deviceId(),
+                command.eventId(),
+                command.type(),
+                command.occurredAt(),
+                command.sessionRef(),
+                command.attributes()),
+            clock.instant(),
+            window);
+    if (checked instanceof DeviceEvent.Invalid invalid) {
+      throw new InvalidDeviceEventException(invalid.violations());
     }
-    checkIdentifier("/eventId", command.eventId(), true, violations);
-    checkIdentifier("/sessionRef", command.sessionRef(), false, violations);
-    DeviceEventType type = parseType(command.type(), violations);
-    OffsetDateTime occurredAt = parseTimestamp(command.occurredAt(), violations);
-    if (occurredAt != null) {
-      String outside = window.problem(occurredAt, clock.instant());
-      if (outside != null) {
-        violations.add(new Violation("/occurredAt", "range", outside));
-      }
-    }
-    JsonNode attributes = command.attributes();
-    if (attributes != null && !attributes.isObject()) {
-      violations.add(new Violation("/attributes", "type", "attributes must be a JSON object"));
-    }
-    if (!violations.isEmpty()) {
-      throw new InvalidDeviceEventException(violations);
-    }
-    return new DeviceEvent(
-        command.deviceId(),
-        command.eventId(),
-        type,
-        occurredAt,
-        command.sessionRef(),
-        attributes,
-        clock.instant());
-  }
-
-  private static void checkIdentifier(
-      String pointer, String value, boolean required, List<Violation> violations) {
-    if (value == null) {
-      if (required) {
-        violations.add(new Violation(pointer, "required", pointer.substring(1) + " is required"));
-      }
-    } else if (!IDENTIFIER.matcher(value).matches()) {
-      violations.add(
-          new Violation(pointer, "pattern", pointer.substring(1) + " must be " + IDENTIFIER_RULE));
-    }
-  }
-
-  private static DeviceEventType parseType(String type, List<Violation> violations) {
-    for (DeviceEventType candidate : DeviceEventType.values()) {
-      if (candidate.name().equals(type)) {
-        return candidate;
-      }
-    }
-    violations.add(new Violation("/type", "enum", "type must be Started or Finished"));
-    return null;
-  }
-
-  /** RFC 3339 with its offset: a local time without one says nothing about the instant. */
-  static OffsetDateTime parseTimestamp(String value, List<Violation> violations) {
-    if (value == null) {
-      violations.add(new Violation("/occurredAt", "required", "occurredAt is required"));
-      return null;
-    }
-    try {
-      return OffsetDateTime.parse(
-          value.toUpperCase(Locale.ROOT), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    } catch (DateTimeParseException e) {
-      violations.add(new Violation("/occurredAt", "format", timestampProblem(value)));
-      return null;
-    }
-  }
-
-  /** Why {@code value} is not an acceptable {@code occurredAt}, for a value that is not one. */
-  public static String timestampProblem(String value) {
-    if (value != null && LEAP_SECOND.matcher(value).matches()) {
-      return "occurredAt is a leap second (seconds 60), which java.time cannot represent: send"
-          + " seconds 00..59 (e.g. 23:59:59), as "
-          + OCCURRED_AT_RULE;
-    }
-    return "occurredAt must be " + OCCURRED_AT_RULE;
+    return ((DeviceEvent.Valid) checked).event();
   }
 
   private record EventKey(String deviceId, String eventId) {}

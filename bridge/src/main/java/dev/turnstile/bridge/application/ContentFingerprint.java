@@ -2,12 +2,10 @@ package dev.turnstile.bridge.application;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
+import dev.turnstile.schemas.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -25,13 +23,7 @@ final class ContentFingerprint {
     canonical.append(command.occurredAt()).append('\n');
     canonical.append(command.sessionRef()).append('\n');
     append(command.attributes(), canonical);
-    try {
-      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of()
-          .formatHex(sha256.digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
+    return Sha256.hex(canonical.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   private static void append(JsonNode node, StringBuilder out) {

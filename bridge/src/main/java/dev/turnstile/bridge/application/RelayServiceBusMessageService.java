@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.application.ServiceBusEvents.Mapped;
 import dev.turnstile.bridge.application.ServiceBusEvents.Mapping;
 import dev.turnstile.bridge.application.ServiceBusEvents.Refused;
-import dev.turnstile.bridge.config.KeyRule;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
+import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishException;
 import java.util.Map;
@@ -135,12 +135,12 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
     Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
     if (cause instanceof PublishException publish) {
       return switch (publish.reason()) {
-        case SATURATED -> new Abandon("saturated", publish.getMessage());
-        case UNAVAILABLE -> new Abandon("unavailable", publish.getMessage());
+        case SATURATED -> new Abandon(AbandonReason.SATURATED, publish.getMessage());
+        case UNAVAILABLE -> new Abandon(AbandonReason.UNAVAILABLE, publish.getMessage());
         case REJECTED -> deadLetter(DeadLetterReasons.KAFKA_REJECTED, publish.getMessage());
       };
     }
-    return new Abandon("error", String.valueOf(cause));
+    return new Abandon(AbandonReason.ERROR, String.valueOf(cause));
   }
 
   private static String truncate(String text) {

@@ -377,14 +377,6 @@ public record BridgeConfig(
     return merged;
   }
 
-  /**
-   * Whether a key's value must not be shown: its type is {@code PASSWORD} in the bridge's model or
-   * the Kafka client's definition (one rule, {@link dev.turnstile.runtime.config.ConfigModel}).
-   */
-  public static boolean isSecret(String key) {
-    return BridgeConfigModel.MODEL.isSecret(key);
-  }
-
   private static String masked(Map<String, String> values) {
     return new TreeMap<>(values)
         .entrySet().stream()
@@ -392,7 +384,9 @@ public record BridgeConfig(
                 e ->
                     e.getKey()
                         + "="
-                        + (isSecret(KAFKA_PREFIX + e.getKey()) ? "[hidden]" : e.getValue()))
+                        + (BridgeConfigModel.MODEL.isSecret(KAFKA_PREFIX + e.getKey())
+                            ? "[hidden]"
+                            : e.getValue()))
             .collect(Collectors.joining(", ", "{", "}"));
   }
 

@@ -5,6 +5,7 @@ import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
 import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
 import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
 
+import dev.turnstile.bridge.application.KeyRule;
 import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.runtime.config.PassThrough;
 import dev.turnstile.runtime.config.Template;

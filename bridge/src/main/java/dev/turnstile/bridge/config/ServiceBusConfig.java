@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.config;
 
+import dev.turnstile.bridge.application.KeyRule;
 import java.time.Duration;
 import java.util.List;
 

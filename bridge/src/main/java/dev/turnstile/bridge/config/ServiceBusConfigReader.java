@@ -2,6 +2,7 @@ package dev.turnstile.bridge.config;
 
 import static dev.turnstile.bridge.config.BridgeConfig.*;
 
+import dev.turnstile.bridge.application.KeyRule;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package dev.turnstile.bridge.application;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
@@ -10,14 +11,16 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
-import dev.turnstile.bridge.port.out.PublishEventPort;
-import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
+import dev.turnstile.bridge.port.out.InMemoryPublisher;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.OccurredAt;
+import dev.turnstile.schemas.OccurredAtWindow;
+import dev.turnstile.schemas.Violation;
 import io.cloudevents.CloudEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -25,9 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -37,7 +38,7 @@ class AcceptDeviceEventServiceTest {
 
   private static final Instant NOW = Instant.parse("2026-01-02T03:04:05Z");
 
-  private final FakePublisher publisher = new FakePublisher();
+  private final InMemoryPublisher publisher = InMemoryPublisher.holding();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private AcceptDeviceEventService service(long cacheSize) {
@@ -69,7 +70,7 @@ class AcceptDeviceEventServiceTest {
     publisher.ackAll();
     assertThat(await(outcome)).isEqualTo(new Accepted("e-1", "device-events.raw.v1", 0, 0));
 
-    Published written = publisher.published.get(0);
+    InMemoryPublisher.Write written = publisher.published.get(0);
     assertThat(written.key()).isEqualTo("station-7");
     CloudEvent event = written.event();
     assertThat(event.getId()).isEqualTo("e-1");
@@ -226,9 +227,9 @@ class AcceptDeviceEventServiceTest {
                     .allSatisfy(v -> assertThat(v.message()).contains("not only dots"));
               });
     }
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("a.b").matches()).isTrue();
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher(".a").matches()).isTrue();
-    assertThat(AcceptDeviceEventService.IDENTIFIER.matcher("..a..").matches()).isTrue();
+    assertThat(Identifier.isValid("a.b")).isTrue();
+    assertThat(Identifier.isValid(".a")).isTrue();
+    assertThat(Identifier.isValid("..a..")).isTrue();
     assertThat(publisher.published).isEmpty();
   }
 
@@ -273,7 +274,7 @@ class AcceptDeviceEventServiceTest {
         .isInstanceOfSatisfying(
             InvalidDeviceEventException.class,
             e -> assertThat(e.violations().get(0).message()).contains("leap second"));
-    assertThat(AcceptDeviceEventService.timestampProblem("2014-11-18T15:40:26"))
+    assertThat(OccurredAt.problem("2014-11-18T15:40:26"))
         .contains("RFC 3339 date-time with an offset, e.g. 2015-03-02T08:00:00-08:00");
   }
 
@@ -444,59 +445,5 @@ class AcceptDeviceEventServiceTest {
     return registry.find(BridgeMetrics.DEVICE_EVENTS).tag("outcome", outcome).counters().stream()
         .mapToDouble(c -> c.count())
         .sum();
-  }
-
-  private record Published(
-      String topic, String key, CloudEvent event, CompletableFuture<PublishedEvent> ack) {}
-
-  /** In-memory PublishEventPort: holds each write until the test acknowledges or fails it. */
-  private static final class FakePublisher implements PublishEventPort {
-    final List<Published> published = new ArrayList<>();
-
-    /** The event ids of each {@code publishAll} call, in the order given. */
-    final List<List<String>> sequences = new ArrayList<>();
-
-    private final List<Published> pending = new ArrayList<>();
-
-    @Override
-    public List<CompletionStage<PublishedEvent>> publishAll(
-        String topic, String key, List<CloudEvent> events) {
-      sequences.add(events.stream().map(CloudEvent::getId).toList());
-      return PublishEventPort.super.publishAll(topic, key, events);
-    }
-
-    /** Fails each pending write with the reason given for it, acknowledges it where none. */
-    void answer(java.util.function.Function<Published, Reason> outcome) {
-      List<Published> answering = new ArrayList<>(pending);
-      pending.clear();
-      for (Published p : answering) {
-        Reason reason = outcome.apply(p);
-        if (reason == null) {
-          p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p)));
-        } else {
-          p.ack().completeExceptionally(new PublishException(reason, "x", null));
-        }
-      }
-    }
-
-    @Override
-    public CompletionStage<PublishedEvent> publish(
-        String topic, String key, CloudEvent event, Map<String, String> headers) {
-      Published write = new Published(topic, key, event, new CompletableFuture<>());
-      published.add(write);
-      pending.add(write);
-      return write.ack();
-    }
-
-    void ackAll() {
-      pending.forEach(
-          p -> p.ack().complete(new PublishedEvent(p.topic(), 0, published.indexOf(p))));
-      pending.clear();
-    }
-
-    void failAll(Reason reason) {
-      pending.forEach(p -> p.ack().completeExceptionally(new PublishException(reason, "x", null)));
-      pending.clear();
-    }
   }
 }

@@ -2,24 +2,22 @@ package dev.turnstile.bridge.application;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.turnstile.bridge.config.KeyRule;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Abandon;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.AbandonReason;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Settlement;
-import dev.turnstile.bridge.port.out.PublishEventPort;
-import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.bridge.port.out.BodyValidator;
+import dev.turnstile.bridge.port.out.InMemoryPublisher;
+import dev.turnstile.bridge.port.out.InMemoryPublisher.Write;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import io.cloudevents.CloudEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,7 +26,7 @@ class RelayServiceBusMessageServiceTest {
 
   private static final OffsetDateTime ENQUEUED = OffsetDateTime.parse("2026-01-02T03:04:05Z");
 
-  private final FakePublisher publisher = new FakePublisher();
+  private final InMemoryPublisher publisher = InMemoryPublisher.acknowledging();
 
   @Test
   void ackedWriteCompletesWithTheCloudEventAndPropertyHeaders() {
@@ -36,7 +34,7 @@ class RelayServiceBusMessageServiceTest {
         relay(route(KeyRule.MESSAGE_ID, true), message("m-1", null, Map.of("mergeKey", "s-9")));
 
     assertThat(settlement).isEqualTo(new Complete("m-1", "raw", 0, 0));
-    Write write = publisher.writes.get(0);
+    Write write = publisher.published.get(0);
     assertThat(write.key()).isEqualTo("m-1");
     assertThat(write.event().getId()).isEqualTo("m-1");
     assertThat(write.event().getSource().toString()).isEqualTo("/servicebus/ns/billing");
@@ -51,8 +49,8 @@ class RelayServiceBusMessageServiceTest {
   @Test
   void withoutMessageIdTheEventIdIsEntityPathAndSequenceNumber() {
     relay(route(KeyRule.MESSAGE_ID, true), message(null, null, Map.of()));
-    assertThat(publisher.writes.get(0).event().getId()).isEqualTo("billing/42");
-    assertThat(publisher.writes.get(0).key()).isEqualTo("billing/42");
+    assertThat(publisher.published.get(0).event().getId()).isEqualTo("billing/42");
+    assertThat(publisher.published.get(0).key()).isEqualTo("billing/42");
   }
 
   @Test
@@ -60,7 +58,7 @@ class RelayServiceBusMessageServiceTest {
     relay(route(KeyRule.parse("session-id"), true), message("m", "sess-1", Map.of()));
     relay(route(KeyRule.parse("property:account"), true), message("m", null, Map.of("account", 7)));
     relay(route(KeyRule.parse("pointer:/a/b"), true), message("m", null, Map.of()));
-    assertThat(publisher.writes).extracting(Write::key).containsExactly("sess-1", "7", "x");
+    assertThat(publisher.published).extracting(Write::key).containsExactly("sess-1", "7", "x");
   }
 
   @Test
@@ -69,13 +67,13 @@ class RelayServiceBusMessageServiceTest {
         relay(route(KeyRule.parse("session-id"), true), message("m", null, Map.of()));
     assertThat(settlement).isInstanceOf(DeadLetter.class);
     assertThat(((DeadLetter) settlement).reason()).isEqualTo("MissingKey");
-    assertThat(publisher.writes).isEmpty();
+    assertThat(publisher.published).isEmpty();
   }
 
   @Test
   void missingOptionalKeyFallsBackToTheEventId() {
     relay(route(KeyRule.parse("session-id"), false), message("m-5", null, Map.of()));
-    assertThat(publisher.writes.get(0).key()).isEqualTo("m-5");
+    assertThat(publisher.published.get(0).key()).isEqualTo("m-5");
   }
 
   @Test
@@ -86,20 +84,21 @@ class RelayServiceBusMessageServiceTest {
     Settlement settlement = relay(route, message("m", null, Map.of()));
     assertThat(settlement)
         .isEqualTo(new DeadLetter("SchemaViolation", "/amount: must be a number"));
-    assertThat(publisher.writes).isEmpty();
+    assertThat(publisher.published).isEmpty();
   }
 
   @Test
   void publishFailuresMapToAbandonOrDeadLetter() {
     var route = route(KeyRule.MESSAGE_ID, true);
-    publisher.failWith = Reason.SATURATED;
-    assertThat(relay(route, message("m", null, Map.of())))
-        .isInstanceOfSatisfying(Abandon.class, a -> assertThat(a.reason()).isEqualTo("saturated"));
-    publisher.failWith = Reason.UNAVAILABLE;
+    publisher.failWith(Reason.SATURATED);
     assertThat(relay(route, message("m", null, Map.of())))
         .isInstanceOfSatisfying(
-            Abandon.class, a -> assertThat(a.reason()).isEqualTo("unavailable"));
-    publisher.failWith = Reason.REJECTED;
+            Abandon.class, a -> assertThat(a.reason()).isEqualTo(AbandonReason.SATURATED));
+    publisher.failWith(Reason.UNAVAILABLE);
+    assertThat(relay(route, message("m", null, Map.of())))
+        .isInstanceOfSatisfying(
+            Abandon.class, a -> assertThat(a.reason()).isEqualTo(AbandonReason.UNAVAILABLE));
+    publisher.failWith(Reason.REJECTED);
     assertThat(relay(route, message("m", null, Map.of())))
         .isInstanceOfSatisfying(
             DeadLetter.class, d -> assertThat(d.reason()).isEqualTo("KafkaRejected"));
@@ -131,7 +130,7 @@ class RelayServiceBusMessageServiceTest {
               assertThat(d.reason()).isEqualTo(reason);
               assertThat(d.description()).contains(description);
             });
-    assertThat(publisher.writes).isEmpty();
+    assertThat(publisher.published).isEmpty();
   }
 
   @Test
@@ -139,7 +138,7 @@ class RelayServiceBusMessageServiceTest {
     byte[] notJson = body("{\"dollars\":1.00,\"dollars\":9.99} trailing");
     relay(route(KeyRule.MESSAGE_ID, true), message("text/plain", Map.of(), notJson));
     relay(route(KeyRule.MESSAGE_ID, true), message(null, Map.of(), notJson));
-    assertThat(publisher.writes)
+    assertThat(publisher.published)
         .extracting(w -> w.event().getData().toBytes())
         .containsExactly(notJson, notJson);
   }
@@ -174,7 +173,7 @@ class RelayServiceBusMessageServiceTest {
                 body(event)));
 
     assertThat(settlement).isInstanceOf(Complete.class);
-    CloudEvent written = publisher.writes.get(0).event();
+    CloudEvent written = publisher.published.get(0).event();
     assertThat(written.getId()).isEqualTo("evt-1");
     assertThat(written.getSource().toString()).isEqualTo("/billing/eu");
     assertThat(written.getType()).isEqualTo("com.example.billing.v1");
@@ -186,9 +185,9 @@ class RelayServiceBusMessageServiceTest {
     assertThat(written.getExtension("sbentity")).isEqualTo("billing");
     assertThat(new String(written.getData().toBytes(), StandardCharsets.UTF_8))
         .isEqualTo("{\"dollars\":1.00,\"kwh\":1E+400}");
-    assertThat(publisher.writes.get(0).headers())
+    assertThat(publisher.published.get(0).headers())
         .containsExactly(Map.entry("sb-prop-mergeKey", "s-9"));
-    assertThat(publisher.writes.get(0).key()).isEqualTo("s-9");
+    assertThat(publisher.published.get(0).key()).isEqualTo("s-9");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -215,7 +214,7 @@ class RelayServiceBusMessageServiceTest {
     assertThat(settlement)
         .as(what)
         .isInstanceOfSatisfying(DeadLetter.class, d -> assertThat(d.reason()).isEqualTo(reason));
-    assertThat(publisher.writes).isEmpty();
+    assertThat(publisher.published).isEmpty();
   }
 
   @Test
@@ -243,7 +242,7 @@ class RelayServiceBusMessageServiceTest {
     relay(
         route(KeyRule.MESSAGE_ID, true), message("application/json", properties, "{\"kwh\":7.50}"));
 
-    CloudEvent written = publisher.writes.get(0).event();
+    CloudEvent written = publisher.published.get(0).event();
     assertThat(written.getId()).isEqualTo("amqp-1");
     assertThat(written.getSource().toString()).isEqualTo("/meters/7");
     assertThat(written.getType()).isEqualTo("com.example.reading.v1");
@@ -251,7 +250,7 @@ class RelayServiceBusMessageServiceTest {
     assertThat(written.getExtension("attempt")).isEqualTo(3);
     assertThat(written.getDataContentType()).isEqualTo("application/json");
     assertThat(written.getData().toBytes()).isEqualTo(body("{\"kwh\":7.50}"));
-    assertThat(publisher.writes.get(0).headers())
+    assertThat(publisher.published.get(0).headers())
         .containsExactly(Map.entry("sb-prop-mergeKey", "s-1"));
   }
 
@@ -327,23 +326,5 @@ class RelayServiceBusMessageServiceTest {
 
   private static byte[] body(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private record Write(String topic, String key, CloudEvent event, Map<String, String> headers) {}
-
-  /** Our port in memory: acknowledges at once, or fails with the set reason. */
-  private static final class FakePublisher implements PublishEventPort {
-    final List<Write> writes = new ArrayList<>();
-    Reason failWith;
-
-    @Override
-    public CompletionStage<PublishedEvent> publish(
-        String topic, String key, CloudEvent event, Map<String, String> headers) {
-      if (failWith != null) {
-        return CompletableFuture.failedFuture(new PublishException(failWith, "fake", null));
-      }
-      writes.add(new Write(topic, key, event, headers));
-      return CompletableFuture.completedFuture(new PublishedEvent(topic, 0, 0));
-    }
   }
 }

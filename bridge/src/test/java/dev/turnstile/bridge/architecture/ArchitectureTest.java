@@ -4,17 +4,37 @@ import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameEndingWith;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The rings of the hexagon: only adapters and the composition root touch Vert.x or Kafka, and only
  * the Service Bus adapter and the root touch the Azure SDK.
+ *
+ * <p>The allow-lists at the end say what each ring may use, so a new kind of leak fails too: the
+ * application uses ports, the device-event domain ({@code dev.turnstile.schemas}), metrics and its
+ * libraries, never configuration or adapters; an adapter uses ports, configuration, metrics, the
+ * domain and its own package, never an application class nor another adapter (except the one JSON
+ * Schema compiler). Each caught a leak on main before this change: the HTTP adapter read the
+ * identifier rule from {@code AcceptDeviceEventService} and counted through application's {@code
+ * BridgeMetrics}, the JSON Schema adapter implemented application's {@code BodyValidator}, and the
+ * relay service used configuration's {@code KeyRule}.
  */
 class ArchitectureTest {
 
@@ -90,6 +110,122 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("..adapter..")
+        .check(CLASSES);
+  }
+
+  /** What every ring may use besides Turnstile: the JDK. */
+  private static final String[] JDK = {"java..", "javax.."};
+
+  /**
+   * The libraries the application is written with: JSON, metrics, logging, CloudEvents' core (not
+   * its Kafka binding), and the cache and token buckets of the device rate limits.
+   */
+  private static final String[] APPLICATION_LIBRARIES = {
+    "com.fasterxml.jackson..",
+    "io.micrometer..",
+    "org.slf4j..",
+    "io.cloudevents",
+    "io.cloudevents.core..",
+    "io.cloudevents.jackson..",
+    "io.cloudevents.rw..",
+    "com.github.benmanes.caffeine..",
+    "io.github.bucket4j.."
+  };
+
+  /** The one adapter other adapters may use, and who uses it. */
+  private static final Map<String, List<String>> SHARED_ADAPTERS =
+      Map.of("http", List.of("jsonschema"));
+
+  /**
+   * Known leaks, named so that no other passes: issue 11's device access ({@code DeviceAccess},
+   * {@code DeviceAccessHandler}) builds and calls application classes ({@code
+   * DeviceCredentialsFile}, {@code DeviceCredentials}, {@code Authentication}, {@code
+   * DeviceRateLimits}) instead of a {@code port.in} use case. This rule found them on the merge of
+   * issue 11; moving them behind a port is left to a follow-up.
+   */
+  private static final DescribedPredicate<JavaClass> KNOWN_HTTP_LEAKS =
+      resideInAPackage("dev.turnstile.bridge.application.auth..")
+          .or(
+              simpleName("DeviceRateLimits")
+                  .and(resideInAPackage("dev.turnstile.bridge.application")))
+          .as("the known device-access leaks of issue 11");
+
+  @Test
+  void theApplicationUsesOnlyPortsTheDomainMetricsAndItsLibraries() {
+    classes()
+        .that()
+        .resideInAPackage("dev.turnstile.bridge.application..")
+        .should()
+        .onlyDependOnClassesThat(
+            resideInAnyPackage(JDK)
+                .or(resideInAnyPackage(APPLICATION_LIBRARIES))
+                .or(
+                    resideInAnyPackage(
+                        "dev.turnstile.bridge.application..",
+                        "dev.turnstile.bridge.port..",
+                        "dev.turnstile.bridge.metrics..",
+                        "dev.turnstile.schemas..")))
+        .check(CLASSES);
+  }
+
+  @Test
+  void portsUseOnlyTheDomainAndTheTypesTheyCarry() {
+    classes()
+        .that()
+        .resideInAPackage("dev.turnstile.bridge.port..")
+        .should()
+        .onlyDependOnClassesThat(
+            resideInAnyPackage(JDK)
+                .or(
+                    resideInAnyPackage(
+                        "dev.turnstile.bridge.port..",
+                        "dev.turnstile.schemas..",
+                        "com.fasterxml.jackson.databind..",
+                        "io.cloudevents")))
+        .check(CLASSES);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"http", "kafka", "servicebus", "jsonschema"})
+  void anAdapterUsesPortsConfigurationMetricsTheDomainAndItsOwnPackageOnly(String adapter) {
+    String own = "dev.turnstile.bridge.adapter." + adapter + "..";
+    DescribedPredicate<JavaClass> allowed =
+        resideOutsideOfPackage("dev.turnstile..")
+            .or(
+                resideInAnyPackage(
+                    own,
+                    "dev.turnstile.bridge.port..",
+                    "dev.turnstile.bridge.config..",
+                    "dev.turnstile.bridge.metrics..",
+                    "dev.turnstile.schemas..",
+                    "dev.turnstile.runtime.."));
+    for (String shared : SHARED_ADAPTERS.getOrDefault(adapter, List.of())) {
+      allowed = allowed.or(resideInAPackage("dev.turnstile.bridge.adapter." + shared + ".."));
+    }
+    if (adapter.equals("http")) {
+      allowed = allowed.or(KNOWN_HTTP_LEAKS);
+    }
+    classes().that().resideInAPackage(own).should().onlyDependOnClassesThat(allowed).check(CLASSES);
+  }
+
+  @Test
+  void everyAdapterPackageHasItsAllowList() {
+    Set<String> adapters = new TreeSet<>();
+    for (JavaClass c : CLASSES.that(resideInAPackage("dev.turnstile.bridge.adapter.."))) {
+      adapters.add(
+          c.getPackageName().substring("dev.turnstile.bridge.adapter.".length()).split("\\.")[0]);
+    }
+    assertThat(adapters).containsExactlyInAnyOrder("http", "kafka", "servicebus", "jsonschema");
+  }
+
+  @Test
+  void theApplicationNeverUsesConfigurationOrAdapters() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.turnstile.bridge.application..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.turnstile.bridge.config..", "dev.turnstile.bridge.adapter..")
         .check(CLASSES);
   }
 }

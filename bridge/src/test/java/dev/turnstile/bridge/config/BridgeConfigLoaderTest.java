@@ -347,10 +347,10 @@ class BridgeConfigLoaderTest {
                         "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true")))
         .hasMessageContaining("bridge.servicebus.connection-string")
         .hasMessageNotContaining("hunter2");
-    assertThat(BridgeConfig.isSecret("bridge.servicebus.connection-string")).isTrue();
-    assertThat(BridgeConfig.isSecret("kafka.producer.ssl.keystore.password")).isTrue();
-    assertThat(BridgeConfig.isSecret("kafka.producer.key.serializer")).isFalse();
-    assertThat(BridgeConfig.isSecret("bridge.servicebus.entity.billing.key")).isFalse();
+    assertThat(BridgeConfigModel.MODEL.isSecret("bridge.servicebus.connection-string")).isTrue();
+    assertThat(BridgeConfigModel.MODEL.isSecret("kafka.producer.ssl.keystore.password")).isTrue();
+    assertThat(BridgeConfigModel.MODEL.isSecret("kafka.producer.key.serializer")).isFalse();
+    assertThat(BridgeConfigModel.MODEL.isSecret("bridge.servicebus.entity.billing.key")).isFalse();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.turnstile.bridge.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.turnstile.bridge.application.KeyRule;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -93,10 +93,19 @@ public record TopologyConfig(
   public String toString() {
     Map<String, String> shown = new TreeMap<>();
     kafkaCommon.forEach(
-        (k, v) -> shown.put(k, isSecret(TopologyConfigModel.KAFKA_PREFIX + k) ? "[hidden]" : v));
+        (k, v) ->
+            shown.put(
+                k,
+                TopologyConfigModel.MODEL.isSecret(TopologyConfigModel.KAFKA_PREFIX + k)
+                    ? "[hidden]"
+                    : v));
     streamsOverrides.forEach(
         (k, v) ->
-            shown.put(k, isSecret(TopologyConfigModel.KAFKA_STREAMS_PREFIX + k) ? "[hidden]" : v));
+            shown.put(
+                k,
+                TopologyConfigModel.MODEL.isSecret(TopologyConfigModel.KAFKA_STREAMS_PREFIX + k)
+                    ? "[hidden]"
+                    : v));
     return "TopologyConfig[bootstrapServers="
         + bootstrapServers
         + ", topicPrefix="
@@ -116,10 +125,5 @@ public record TopologyConfig(
         + ", kafka="
         + shown
         + "]";
-  }
-
-  /** Whether a key's value is secret: one rule, the model's ({@code PASSWORD} type). */
-  static boolean isSecret(String key) {
-    return TopologyConfigModel.MODEL.isSecret(key);
   }
 }

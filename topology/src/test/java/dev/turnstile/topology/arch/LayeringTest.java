@@ -1,5 +1,7 @@
 package dev.turnstile.topology.arch;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -7,11 +9,20 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The topology's rings. The allow-lists say what the domains may use at all: the JDK and Jackson
+ * (the JSON tree is the data model of attributes and merge documents), and for the topology's
+ * domain the shared device-event domain and contracts ({@code dev.turnstile.schemas}); nothing of
+ * Kafka, Azure, Vert.x, Micrometer or logging.
+ */
 class LayeringTest {
 
   static final JavaClasses CLASSES =
       new ClassFileImporter()
           .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          // The schemas test-jar (golden samples, contract checks) is on the classpath as a jar
+          // once the reactor packaged it, where DO_NOT_INCLUDE_TESTS does not recognise it.
+          .withImportOption(location -> !location.contains("-tests.jar"))
           .importPackages("dev.turnstile");
 
   @Test
@@ -44,6 +55,36 @@ class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("org.apache.kafka..", "com.azure..", "io.vertx..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void theTopologyDomainUsesOnlyTheJdkJacksonAndTheSharedDomain() {
+    classes()
+        .that()
+        .resideInAPackage("dev.turnstile.topology.domain..")
+        .should()
+        .onlyDependOnClassesThat(
+            resideInAnyPackage(
+                "java..",
+                "com.fasterxml.jackson..",
+                "dev.turnstile.schemas..",
+                "dev.turnstile.topology.domain.."))
+        .check(CLASSES);
+  }
+
+  /**
+   * The contracts module is also the device-event domain both processes share, and the jar
+   * downstream teams depend on: plain Java and Jackson only.
+   */
+  @Test
+  void theSharedDomainUsesOnlyTheJdkAndJackson() {
+    classes()
+        .that()
+        .resideInAPackage("dev.turnstile.schemas..")
+        .should()
+        .onlyDependOnClassesThat(
+            resideInAnyPackage("java..", "com.fasterxml.jackson..", "dev.turnstile.schemas.."))
         .check(CLASSES);
   }
 }

@@ -1,9 +1,9 @@
 package dev.turnstile.bridge.adapter.http;
 
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.application.auth.Authentication;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.TimeUnit;

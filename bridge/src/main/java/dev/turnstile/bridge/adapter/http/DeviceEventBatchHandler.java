@@ -2,7 +2,7 @@ package dev.turnstile.bridge.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
@@ -10,7 +10,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

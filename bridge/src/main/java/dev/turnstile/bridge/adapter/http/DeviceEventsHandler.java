@@ -2,17 +2,17 @@ package dev.turnstile.bridge.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.application.AcceptDeviceEventService;
-import dev.turnstile.bridge.application.BridgeMetrics;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
+import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -69,12 +69,8 @@ final class DeviceEventsHandler {
   /** The path's deviceId; {@code null} once the request is answered 400 for a bad one. */
   String deviceId(RoutingContext ctx) {
     String deviceId = ctx.pathParam("deviceId");
-    if (deviceId == null || !AcceptDeviceEventService.IDENTIFIER.matcher(deviceId).matches()) {
-      reject(
-          ctx,
-          "bad-device-id",
-          Kind.INVALID_DEVICE_ID,
-          "deviceId must be " + AcceptDeviceEventService.IDENTIFIER_RULE);
+    if (!Identifier.isValid(deviceId)) {
+      reject(ctx, "bad-device-id", Kind.INVALID_DEVICE_ID, "deviceId must be " + Identifier.RULE);
       return null;
     }
     return deviceId;

@@ -1,9 +1,9 @@
 package dev.turnstile.bridge.adapter.http;
 
 import dev.turnstile.bridge.adapter.http.Problems.Kind;
-import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;

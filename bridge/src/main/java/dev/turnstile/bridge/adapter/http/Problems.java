@@ -1,6 +1,6 @@
 package dev.turnstile.bridge.adapter.http;
 
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;

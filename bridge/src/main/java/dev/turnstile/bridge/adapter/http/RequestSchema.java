@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
-import dev.turnstile.bridge.application.AcceptDeviceEventService;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
+import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.OccurredAt;
+import dev.turnstile.schemas.Violation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -77,11 +78,11 @@ final class RequestSchema {
   private String message(String pointer, String keyword, Error error, JsonNode body) {
     if (FORM_KEYWORDS.contains(keyword)) {
       if (identifierPointers.contains(pointer)) {
-        return pointer.substring(1) + " must be " + AcceptDeviceEventService.IDENTIFIER_RULE;
+        return pointer.substring(1) + " must be " + Identifier.RULE;
       }
       if ("/occurredAt".equals(pointer)) {
         JsonNode value = body.path("occurredAt");
-        return AcceptDeviceEventService.timestampProblem(value.isTextual() ? value.asText() : null);
+        return OccurredAt.problem(value.isTextual() ? value.asText() : null);
       }
     }
     return pointer.isEmpty() ? error.getMessage() : pointer.substring(1) + " " + error.getMessage();

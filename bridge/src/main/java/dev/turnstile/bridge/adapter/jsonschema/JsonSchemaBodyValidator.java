@@ -7,7 +7,7 @@ import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SchemaRegistryConfig;
 import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.PathType;
-import dev.turnstile.bridge.application.BodyValidator;
+import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.schemas.Json;
 import java.io.IOException;
 import java.io.InputStream;

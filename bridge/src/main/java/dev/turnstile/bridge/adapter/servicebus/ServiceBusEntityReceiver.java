@@ -10,6 +10,7 @@ import com.azure.messaging.servicebus.models.DeadLetterOptions;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Abandon;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.AbandonReason;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
@@ -23,8 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,15 +48,10 @@ final class ServiceBusEntityReceiver {
   private static final Set<ServiceBusFailureReason> LOCK_LOST =
       Set.of(ServiceBusFailureReason.MESSAGE_LOCK_LOST, ServiceBusFailureReason.SESSION_LOCK_LOST);
 
-  /** Abandon reasons that mean Kafka cannot take writes now: pull no more until it is back. */
-  private static final Set<String> KAFKA_DOWN =
-      Set.of("saturated", "unavailable", "settle-timeout");
-
   private final ServiceBusConfig.Entity entity;
   private final RelayServiceBusMessageUseCase useCase;
   private final Duration settleTimeout;
-  private final BooleanSupplier halted;
-  private final Consumer<String> pauseForKafka;
+  private final IntakeGate gate;
   private final ServiceBusMetrics metrics;
   private final ServiceBusProcessorClient processor;
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -65,27 +59,23 @@ final class ServiceBusEntityReceiver {
   private boolean closed;
 
   /**
-   * @param halted true while the source is paused or closing: a message delivered then is abandoned
-   *     without being written
-   * @param pauseForKafka called with the reason when Kafka could not take a write
+   * @param gate whether to relay at all; told of every abandon, it pauses the source when Kafka
+   *     cannot take writes
    * @param processorFactory builds the processor client around the two callbacks
    */
   ServiceBusEntityReceiver(
       ServiceBusConfig.Entity entity,
       RelayServiceBusMessageUseCase useCase,
       Duration settleTimeout,
-      BooleanSupplier halted,
-      Consumer<String> pauseForKafka,
+      IntakeGate gate,
       Function<ServiceBusEntityReceiver, ServiceBusProcessorClient> processorFactory,
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.entity = entity;
     this.useCase = useCase;
     this.settleTimeout = settleTimeout;
-    this.halted = halted;
-    this.pauseForKafka = pauseForKafka;
+    this.gate = gate;
     this.metrics =
-        new ServiceBusMetrics(
-            registry, entity.name(), inFlight::get, () -> halted.getAsBoolean() ? 1 : 0);
+        new ServiceBusMetrics(registry, entity.name(), inFlight::get, () -> gate.halted() ? 1 : 0);
     this.processor = processorFactory.apply(this);
   }
 
@@ -130,8 +120,8 @@ final class ServiceBusEntityReceiver {
     inFlight.incrementAndGet();
     try {
       metrics.received();
-      if (halted.getAsBoolean()) {
-        settle(context, new Abandon("paused", "pulling is paused or closing"));
+      if (gate.halted()) {
+        settle(context, new Abandon(AbandonReason.PAUSED, "pulling is paused or closing"));
         return;
       }
       settle(context, relay(toReceivedMessage(context.getMessage())));
@@ -157,13 +147,13 @@ final class ServiceBusEntityReceiver {
       }
       return settlement;
     } catch (TimeoutException e) {
-      return new Abandon("settle-timeout", "no Kafka ack within " + settleTimeout);
+      return new Abandon(AbandonReason.SETTLE_TIMEOUT, "no Kafka ack within " + settleTimeout);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Abandon("interrupted", "interrupted while waiting for Kafka");
+      return new Abandon(AbandonReason.INTERRUPTED, "interrupted while waiting for Kafka");
     } catch (ExecutionException | RuntimeException e) {
       LOG.warn("relaying a message from {} failed unexpectedly", entity.entityPath(), e);
-      return new Abandon("error", String.valueOf(e));
+      return new Abandon(AbandonReason.ERROR, String.valueOf(e));
     }
   }
 
@@ -174,12 +164,10 @@ final class ServiceBusEntityReceiver {
         context.complete();
         metrics.completed();
       } else if (settlement instanceof Abandon abandon) {
-        if (KAFKA_DOWN.contains(abandon.reason())) {
-          // Before the abandon, so the redelivery that may follow at once is not written.
-          pauseForKafka.accept(abandon.reason());
-        }
+        // Before the abandon, so the redelivery that may follow at once is not written.
+        gate.abandoned(abandon.reason());
         context.abandon();
-        metrics.abandoned(abandon.reason());
+        metrics.abandoned(abandon.reason().slug());
       } else if (settlement instanceof DeadLetter dead) {
         context.deadLetter(
             new DeadLetterOptions()

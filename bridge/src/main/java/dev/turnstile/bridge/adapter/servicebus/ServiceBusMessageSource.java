@@ -7,6 +7,7 @@ import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
+import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.AbandonReason;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,18 +35,11 @@ public final class ServiceBusMessageSource implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusMessageSource.class);
 
-  private enum State {
-    RUNNING,
-    PAUSED,
-    CLOSING
-  }
-
   private final ServiceBusConfig config;
   private final LongPredicate kafkaReachableSince;
   private final List<ServiceBusEntityReceiver> receivers = new ArrayList<>();
-  private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
   private final ScheduledExecutorService control;
-  private volatile long pausedAtNanos;
+  private final IntakeGate gate;
 
   private ServiceBusMessageSource(ServiceBusConfig config, LongPredicate kafkaReachableSince) {
     this.config = config;
@@ -58,6 +51,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
+    this.gate = new IntakeGate(this::pausedForKafka);
   }
 
   /**
@@ -81,8 +75,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
               entity,
               useCase,
               config.settleTimeout(),
-              source::halted,
-              source::pauseForKafka,
+              source.gate,
               receiver -> processor(client, entity, receiver),
               registry));
     }
@@ -154,19 +147,12 @@ public final class ServiceBusMessageSource implements AutoCloseable {
 
   /** Whether pulling is paused because Kafka could not take a write. */
   public boolean paused() {
-    return state.get() == State.PAUSED;
+    return gate.paused();
   }
 
-  private boolean halted() {
-    return state.get() != State.RUNNING;
-  }
-
-  private void pauseForKafka(String reason) {
-    if (!state.compareAndSet(State.RUNNING, State.PAUSED)) {
-      return;
-    }
-    pausedAtNanos = System.nanoTime();
-    LOG.warn("Kafka cannot take writes ({}): pausing every Service Bus receiver", reason);
+  /** The gate just paused: stop every client from the control thread, not from the callback. */
+  private void pausedForKafka(AbandonReason reason) {
+    LOG.warn("Kafka cannot take writes ({}): pausing every Service Bus receiver", reason.slug());
     control.execute(this::stopAll);
   }
 
@@ -177,7 +163,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
         if (!receiver.awaitIdle(deadline)) {
           LOG.warn("{} callbacks still running on {}", receiver.inFlight(), receiver.entity());
         }
-        if (state.get() == State.PAUSED) {
+        if (gate.paused()) {
           receiver.stop();
         }
       }
@@ -194,14 +180,14 @@ public final class ServiceBusMessageSource implements AutoCloseable {
   }
 
   private void resumeIfKafkaIsBack() {
-    if (state.get() != State.PAUSED) {
+    if (!gate.paused()) {
       return;
     }
-    if (!kafkaReachableSince.test(pausedAtNanos)) {
+    if (!kafkaReachableSince.test(gate.pausedAtNanos())) {
       scheduleResumeCheck();
       return;
     }
-    if (state.compareAndSet(State.PAUSED, State.RUNNING)) {
+    if (gate.resume()) {
       LOG.info("Kafka is back: resuming every Service Bus receiver");
       receivers.forEach(ServiceBusEntityReceiver::start);
     }
@@ -212,7 +198,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
    * the settle timeout for Kafka), then closes the clients. Call before closing the publisher.
    */
   public void close(Duration timeout) {
-    state.set(State.CLOSING);
+    gate.close();
     control.shutdownNow();
     long deadline = System.nanoTime() + timeout.toNanos();
     try {

@@ -1,10 +1,11 @@
 package dev.turnstile.bridge.application.auth;
 
-import dev.turnstile.bridge.application.AcceptDeviceEventService;
+import dev.turnstile.schemas.Identifier;
+import dev.turnstile.schemas.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
@@ -117,9 +118,7 @@ public final class DeviceCredential {
   private static void requireDevices(String devices) {
     if (devices == null || !DEVICES.matcher(devices).matches()) {
       throw new IllegalArgumentException(
-          "devices must be a deviceId ("
-              + AcceptDeviceEventService.IDENTIFIER_RULE
-              + "), a prefix followed by *, or *");
+          "devices must be a deviceId (" + Identifier.RULE + "), a prefix followed by *, or *");
     }
   }
 
@@ -158,14 +157,12 @@ public final class DeviceCredential {
         + B64.encodeToString(digest);
   }
 
+  /** SHA-256 of the salt followed by the token's UTF-8 bytes. */
   static byte[] digest(byte[] salt, String token) {
-    try {
-      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-      sha256.update(salt);
-      return sha256.digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has SHA-256", e);
-    }
+    byte[] text = token.getBytes(StandardCharsets.UTF_8);
+    byte[] input = Arrays.copyOf(salt, salt.length + text.length);
+    System.arraycopy(text, 0, input, salt.length, text.length);
+    return Sha256.digest(input);
   }
 
   @Override

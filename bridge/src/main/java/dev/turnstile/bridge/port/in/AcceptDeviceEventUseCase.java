@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.port.in;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.Violation;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -38,9 +39,9 @@ public interface AcceptDeviceEventUseCase {
   /**
    * The request as the device sent it, already parsed from JSON but not yet checked.
    *
-   * @param deviceId from the URL path, 1..128 of {@code [A-Za-z0-9._~:-]}
+   * @param deviceId from the URL path, a {@link dev.turnstile.schemas.Identifier}
    * @param eventId device-generated, stable across retries
-   * @param type {@code Started} or {@code Finished}
+   * @param type a {@link dev.turnstile.schemas.DeviceEventType} name
    * @param occurredAt RFC 3339 timestamp with an offset, the device's clock
    * @param sessionRef optional
    * @param attributes optional JSON object, carried through unchanged
@@ -73,7 +74,10 @@ public interface AcceptDeviceEventUseCase {
    */
   record Duplicate(String eventId, boolean conflict) implements Outcome {}
 
-  /** Breaks the rules listed (pointers into the event itself); nothing was written. */
+  /**
+   * Breaks the rules listed ({@link dev.turnstile.schemas.DeviceEvent#create}, pointers into the
+   * event itself); nothing was written.
+   */
   record Invalid(String eventId, List<Violation> violations) implements Outcome {
     public Invalid {
       violations = List.copyOf(violations);
@@ -82,15 +86,6 @@ public interface AcceptDeviceEventUseCase {
 
   /** Kafka refused this record for good (e.g. larger than the topic takes); not written. */
   record NotWritten(String eventId, String reason) implements Outcome {}
-
-  /**
-   * One broken rule.
-   *
-   * @param pointer JSON pointer into the request body ({@code ""} for the whole body)
-   * @param keyword the rule, a JSON Schema keyword where one fits (e.g. {@code format})
-   * @param message human-readable
-   */
-  record Violation(String pointer, String keyword, String message) {}
 
   /** The request breaks a rule; nothing was written. */
   final class InvalidDeviceEventException extends RuntimeException {

@@ -9,9 +9,9 @@ import java.util.concurrent.CompletionStage;
  * receiver must settle it.
  *
  * <p>The stage completes (never fails) with {@link Complete} once Kafka acknowledged the write,
- * {@link Abandon} when a retry can succeed (Kafka saturated or unavailable: the caller should also
- * stop pulling until Kafka is back), or {@link DeadLetter} when the message can never be written as
- * it is.
+ * {@link Abandon} when a retry can succeed (Kafka saturated or unavailable: its {@link
+ * AbandonReason} says the caller should also stop pulling until Kafka is back), or {@link
+ * DeadLetter} when the message can never be written as it is.
  */
 public interface RelayServiceBusMessageUseCase {
 
@@ -56,12 +56,48 @@ public interface RelayServiceBusMessageUseCase {
   record Complete(String eventId, String topic, int partition, long offset) implements Settlement {}
 
   /**
-   * Not written for a reason a retry can fix: abandon the message and stop pulling until Kafka is
-   * back, so the delivery count does not run up to the dead-letter queue.
-   *
-   * @param reason short kebab-case slug: {@code saturated}, {@code unavailable}
+   * Not written for a reason a retry can fix: abandon the message; when {@link
+   * AbandonReason#pausesIntake()}, also stop pulling until Kafka is back, so the delivery count
+   * does not run up to the dead-letter queue.
    */
-  record Abandon(String reason, String detail) implements Settlement {}
+  record Abandon(AbandonReason reason, String detail) implements Settlement {}
+
+  /**
+   * Why a message is abandoned: a closed set, so the receiver decides whether to pause by a
+   * property of the reason, never by matching its text.
+   */
+  enum AbandonReason {
+    /** Kafka's producer buffer is full: pause. */
+    SATURATED("saturated", true),
+    /** Kafka did not take the write (broker down, timeout): pause. */
+    UNAVAILABLE("unavailable", true),
+    /** No Kafka acknowledgement within the settle timeout: pause. */
+    SETTLE_TIMEOUT("settle-timeout", true),
+    /** Delivered while pulling is paused or closing; not written. */
+    PAUSED("paused", false),
+    /** The callback's thread was interrupted (the bridge is stopping). */
+    INTERRUPTED("interrupted", false),
+    /** An unexpected failure; a redelivery may succeed. */
+    ERROR("error", false);
+
+    private final String slug;
+    private final boolean pausesIntake;
+
+    AbandonReason(String slug, boolean pausesIntake) {
+      this.slug = slug;
+      this.pausesIntake = pausesIntake;
+    }
+
+    /** The kebab-case {@code reason} tag of the abandoned-message metric. */
+    public String slug() {
+      return slug;
+    }
+
+    /** Whether Kafka cannot take writes now, so that every receiver should stop pulling. */
+    public boolean pausesIntake() {
+      return pausesIntake;
+    }
+  }
 
   /**
    * Can never be written as it is: dead-letter it.

@@ -2,9 +2,9 @@ package dev.turnstile.bridge.adapter.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.turnstile.bridge.application.BridgeMetrics;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;

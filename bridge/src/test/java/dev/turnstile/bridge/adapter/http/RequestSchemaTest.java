@@ -3,8 +3,8 @@ package dev.turnstile.bridge.adapter.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Violation;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.Violation;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

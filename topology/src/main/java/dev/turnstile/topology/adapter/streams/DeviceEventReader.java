@@ -6,14 +6,18 @@ import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.StrictJson;
+import dev.turnstile.schemas.Violation;
 import dev.turnstile.topology.domain.dedup.FirstSeen;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Reads a {@code device-events.raw.v1} value for the device dedup stage: strictly ({@link
- * StrictJson}), as a {@link DeviceEvent} with its required fields and its device matching the
+ * StrictJson}), as a {@link DeviceEvent} that keeps the device-event rules ({@link
+ * DeviceEvent#violations()}: required fields, the one identifier rule) and whose device matches the
  * record key, without {@code receivedAt} (the rules use the record timestamp, the same receive
  * time). Its content, for conflict detection, is therefore the event without {@code receivedAt}: a
  * device's resend carries the bridge's new receive time and is still the same event.
@@ -41,11 +45,10 @@ final class DeviceEventReader implements EventDedupProcessor.Reader<DeviceEventR
     } catch (StrictJson.MalformedJsonException e) {
       throw malformed(e.getMessage());
     }
-    if (event.deviceId() == null
-        || event.eventId() == null
-        || event.type() == null
-        || event.occurredAt() == null) {
-      throw malformed("deviceId, eventId, type and occurredAt are required");
+    List<Violation> violations = event.violations();
+    if (!violations.isEmpty()) {
+      throw malformed(
+          violations.stream().map(Violation::message).collect(Collectors.joining("; ")));
     }
     if (!event.deviceId().equals(record.key())) {
       throw malformed(

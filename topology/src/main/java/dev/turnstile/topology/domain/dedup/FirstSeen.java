@@ -1,6 +1,6 @@
 package dev.turnstile.topology.domain.dedup;
 
-import dev.turnstile.topology.domain.Sha256;
+import dev.turnstile.schemas.Sha256;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Optional;

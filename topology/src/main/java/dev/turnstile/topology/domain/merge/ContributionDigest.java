@@ -1,11 +1,10 @@
 package dev.turnstile.topology.domain.merge;
 
-import dev.turnstile.topology.domain.Sha256;
+import dev.turnstile.schemas.Sha256;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.TreeSet;
 
@@ -83,7 +82,7 @@ public final class ContributionDigest {
     byte[] key = lengthPrefixed(mergeKey);
     ByteBuffer input = ByteBuffer.allocate(ID_DOMAIN.length + key.length + 8 + SUM_BYTES);
     input.put(ID_DOMAIN).put(key).put(toBytes());
-    return HexFormat.of().formatHex(Sha256.digest(input.array()));
+    return Sha256.hex(input.array());
   }
 
   /** The 40-byte serialized form, see the class comment. */

@@ -75,11 +75,21 @@ public final class DeviceSessions {
    */
   public Outcome apply(DeviceEvent event, long arrivedAtMillis) {
     Outcome outcome = Outcome.collecting();
-    switch (event.type()) {
-      case Started -> start(event, arrivedAtMillis, outcome);
-      case Finished -> finish(event, arrivedAtMillis, outcome);
-    }
+    // A switch expression, not a statement: a new DeviceEventType does not compile until its rule
+    // is chosen here, where a statement would silently ignore it.
+    Rule rule =
+        switch (event.type()) {
+          case Started -> this::start;
+          case Finished -> this::finish;
+        };
+    rule.apply(event, arrivedAtMillis, outcome);
     return outcome;
+  }
+
+  /** What one type of event does to the device's sessions. */
+  @FunctionalInterface
+  private interface Rule {
+    void apply(DeviceEvent event, long arrivedAtMillis, Outcome outcome);
   }
 
   /**

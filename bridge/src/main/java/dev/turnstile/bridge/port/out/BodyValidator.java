@@ -1,4 +1,4 @@
-package dev.turnstile.bridge.application;
+package dev.turnstile.bridge.port.out;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Optional;

@@ -1,9 +1,10 @@
-package dev.turnstile.bridge.application;
+package dev.turnstile.bridge.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.function.BiConsumer;
 import java.util.function.IntSupplier;
 
 /**
@@ -13,16 +14,16 @@ import java.util.function.IntSupplier;
  */
 public final class BridgeMetrics {
 
-  static final String DEVICE_EVENTS = "turnstile.bridge.device.events";
+  public static final String DEVICE_EVENTS = "turnstile.bridge.device.events";
 
   /** From handing a device event to the publisher to Kafka's answer; tag {@code outcome}. */
-  static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
+  public static final String KAFKA_ACK = "turnstile.bridge.device.kafka-ack";
 
   /** HTTP connections open now (a gauge). */
-  static final String HTTP_CONNECTIONS = "turnstile.bridge.http.connections";
+  public static final String HTTP_CONNECTIONS = "turnstile.bridge.http.connections";
 
   /** The {@code cache} tag of the duplicate cache's meters. */
-  static final String DUPLICATE_CACHE = "duplicate-cache";
+  public static final String DUPLICATE_CACHE = "duplicate-cache";
 
   private final MeterRegistry registry;
 
@@ -79,9 +80,11 @@ public final class BridgeMetrics {
   /**
    * The duplicate cache's meters: {@code cache.gets}, {@code cache.puts}, {@code cache.evictions},
    * {@code cache.size} and {@code cache.hit.ratio}, tagged {@code cache=duplicate-cache}.
+   *
+   * @param bindTo binds the cache's meters to a registry under a cache name
    */
-  void bindDuplicateCache(RecentlyAccepted<?> cache) {
-    cache.bindTo(registry, DUPLICATE_CACHE);
+  public void bindDuplicateCache(BiConsumer<MeterRegistry, String> bindTo) {
+    bindTo.accept(registry, DUPLICATE_CACHE);
   }
 
   private void count(String outcome, String reason) {

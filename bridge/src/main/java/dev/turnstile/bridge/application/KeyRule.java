@@ -1,4 +1,4 @@
-package dev.turnstile.bridge.config;
+package dev.turnstile.bridge.application;
 
 import java.util.Locale;
 
