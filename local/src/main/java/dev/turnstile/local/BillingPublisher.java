@@ -17,9 +17,13 @@ import java.util.List;
  * messageId} {@code billing-<sessionId>}, application property {@code mergeKey} = the session id,
  * so the topology merges it with the station's closed session.
  */
-final class BillingPublisher {
+public final class BillingPublisher {
 
-  static final String MERGE_KEY_PROPERTY = "mergeKey";
+  /** The application property holding the merge key (the session id). */
+  public static final String MERGE_KEY_PROPERTY = "mergeKey";
+
+  /** The JSON Schema of a billing message's body, a classpath resource of {@code schemas}. */
+  public static final String BODY_SCHEMA = "dev/turnstile/schemas/billing-message.v1.schema.json";
 
   private BillingPublisher() {}
 
@@ -61,7 +65,7 @@ final class BillingPublisher {
    * messageId} {@code billing-<sessionId>} (so a resend is deduplicated), application property
    * {@code mergeKey} = {@code sessionId}.
    */
-  static ServiceBusMessage message(
+  public static ServiceBusMessage message(
       String sessionId, String userId, BigDecimal kwhTotal, BigDecimal dollars) {
     ObjectNode body = Json.mapper().createObjectNode();
     body.put("sessionId", sessionId);

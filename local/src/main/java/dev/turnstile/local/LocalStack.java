@@ -39,7 +39,7 @@ final class LocalStack implements AutoCloseable {
   static final String BILLING_QUEUE = "billing";
 
   /** What a billing message's body must match; a message that does not is dead-lettered. */
-  static final String BILLING_SCHEMA = "dev/turnstile/schemas/billing-message.v1.schema.json";
+  static final String BILLING_SCHEMA = BillingPublisher.BODY_SCHEMA;
 
   private final Path home;
   private final EmbeddedKafka kafka;

@@ -14,7 +14,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a whole topic as a downstream consumer would: {@code read_committed}. */
-final class TopicReader {
+public final class TopicReader {
 
   private TopicReader() {}
 
@@ -27,45 +27,9 @@ final class TopicReader {
       String topic,
       Predicate<List<ConsumerRecord<String, byte[]>>> done,
       Duration timeout) {
-    // A reader must never create what it reads: a consumer's metadata request for a missing topic
-    // creates it wherever the broker allows auto-creation (its default), so a typo would leave an
-    // empty topic behind and the next run would read it without complaint.
-    Map<String, Object> config =
-        Map.of(
-            ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
-            false,
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap,
-            ConsumerConfig.GROUP_ID_CONFIG,
-            "turnstile-demo-reader-" + UUID.randomUUID(),
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-            "read_committed",
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest",
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-            false,
-            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-            StringDeserializer.class,
-            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-            ByteArrayDeserializer.class,
-            ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-            15_000);
     List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config)) {
-      List<TopicPartition> partitions;
-      try {
-        partitions =
-            consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition()))
-                .toList();
-      } catch (org.apache.kafka.common.errors.TimeoutException e) {
-        throw new IllegalArgumentException("cannot reach Kafka at " + bootstrap + " within 15 s");
-      }
-      if (partitions.isEmpty()) {
-        throw new IllegalArgumentException("no topic " + topic + " at " + bootstrap);
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config(bootstrap))) {
+      List<TopicPartition> partitions = assignFromBeginning(consumer, bootstrap, topic);
       long deadline = System.nanoTime() + timeout.toNanos();
       while (System.nanoTime() < deadline) {
         consumer.poll(Duration.ofMillis(200)).forEach(records::add);
@@ -75,6 +39,79 @@ final class TopicReader {
       }
     }
     return records;
+  }
+
+  /**
+   * Hands every committed record of {@code topic}, from the beginning to its end as of the last
+   * poll, to {@code each}, without keeping them: for topics too large to hold.
+   *
+   * @return how many records were read
+   * @throws IllegalStateException when the end is not reached within {@code timeout}
+   */
+  public static long scan(
+      String bootstrap,
+      String topic,
+      java.util.function.Consumer<ConsumerRecord<String, byte[]>> each,
+      Duration timeout) {
+    long read = 0;
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config(bootstrap))) {
+      List<TopicPartition> partitions = assignFromBeginning(consumer, bootstrap, topic);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!atEnd(consumer, partitions)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("did not reach the end of " + topic + " in " + timeout);
+        }
+        for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          each.accept(record);
+          read++;
+        }
+      }
+    }
+    return read;
+  }
+
+  private static List<TopicPartition> assignFromBeginning(
+      KafkaConsumer<String, byte[]> consumer, String bootstrap, String topic) {
+    List<TopicPartition> partitions;
+    try {
+      partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw new IllegalArgumentException("cannot reach Kafka at " + bootstrap + " within 15 s");
+    }
+    if (partitions.isEmpty()) {
+      throw new IllegalArgumentException("no topic " + topic + " at " + bootstrap);
+    }
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    return partitions;
+  }
+
+  private static Map<String, Object> config(String bootstrap) {
+    // A reader must never create what it reads: a consumer's metadata request for a missing topic
+    // creates it wherever the broker allows auto-creation (its default), so a typo would leave an
+    // empty topic behind and the next run would read it without complaint.
+    return Map.of(
+        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+        false,
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG,
+        "turnstile-demo-reader-" + UUID.randomUUID(),
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+        "read_committed",
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+        "earliest",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+        false,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+        StringDeserializer.class,
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+        ByteArrayDeserializer.class,
+        ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+        15_000);
   }
 
   private static boolean atEnd(KafkaConsumer<?, ?> consumer, List<TopicPartition> partitions) {

@@ -352,6 +352,14 @@ final class Broker {
     return entity(path).completed;
   }
 
+  synchronized int messageCount(String path) {
+    return entity(path).messages.size();
+  }
+
+  synchronized int lockedCount(String path) {
+    return entity(path).locked.size();
+  }
+
   synchronized long abandonedCount(String path) {
     return entity(path).abandoned;
   }

@@ -24,6 +24,7 @@ import org.apache.qpid.proton.engine.Sender;
  */
 final class OutgoingLink implements LinkRole {
   private static final Duration DEFAULT_SESSION_WAIT = Duration.ofSeconds(30);
+  private static final Symbol DETACH_FORCED = Symbol.valueOf("amqp:link:detach-forced");
 
   private final AmqpServer server;
   private final Sender sender;
@@ -135,8 +136,14 @@ final class OutgoingLink implements LinkRole {
     if (state == null || delivery.isSettled() || !(delivery.getContext() instanceof UUID token)) {
       return;
     }
-    DeliveryState echo = apply(token, state) ? state : lockLost();
     Faults faults = server.faults;
+    if (state instanceof Accepted && faults.detachAtNextComplete.remove(path)) {
+      // The complete is lost with its link: the message stays locked until its lock expires.
+      faults.completesDetached.incrementAndGet();
+      detach(DETACH_FORCED, "Detached by the test double at a complete.");
+      return;
+    }
+    DeliveryState echo = apply(token, state) ? state : lockLost();
     if (faults.withholdDispositionEcho) {
       return;
     }

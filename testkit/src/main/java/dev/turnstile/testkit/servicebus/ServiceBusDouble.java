@@ -166,6 +166,19 @@ public final class ServiceBusDouble implements AutoCloseable {
     return broker.refusedCount(sendPath);
   }
 
+  /**
+   * How many messages the entity holds, locked or not; cheaper than {@link #activeMessages} (no
+   * copies). {@code path + "/$deadletterqueue"} counts its dead letters.
+   */
+  public int messageCount(String entityPath) {
+    return broker.messageCount(entityPath);
+  }
+
+  /** Messages of the entity locked by a receiver right now. */
+  public int lockedCount(String entityPath) {
+    return broker.lockedCount(entityPath);
+  }
+
   /** Explicit abandons only; an expired lock counts a failed delivery but not here. */
   public long abandonedCount(String entityPath) {
     return broker.abandonedCount(entityPath);
@@ -203,6 +216,27 @@ public final class ServiceBusDouble implements AutoCloseable {
   public void forceDetach(String entityPath) {
     server.forEachPeer(
         peer -> peer.detachLinks(entityPath, DETACH_FORCED, "Detached by the test double."));
+  }
+
+  /**
+   * Arms a one-shot fault: the next {@code complete} a client sends on a receiver link of {@code
+   * entityPath} is not applied; the double detaches that link with {@code amqp:link:detach-forced}
+   * instead, as the service does when it moves an entity. The client has already done its work (the
+   * bridge: Kafka acknowledged the write), its complete fails, and the message, still locked, is
+   * delivered again once its lock expires.
+   */
+  public void detachAtNextComplete(String entityPath) {
+    faults.detachAtNextComplete.add(Objects.requireNonNull(entityPath, "entityPath"));
+  }
+
+  /** Disarms a {@link #detachAtNextComplete} on {@code entityPath} that has not fired yet. */
+  public void cancelDetachAtNextComplete(String entityPath) {
+    faults.detachAtNextComplete.remove(entityPath);
+  }
+
+  /** How many completes {@link #detachAtNextComplete} turned into a link detach. */
+  public long completesDetached() {
+    return faults.completesDetached.get();
   }
 
   /** Closes every connection with {@code amqp:connection:forced}. */

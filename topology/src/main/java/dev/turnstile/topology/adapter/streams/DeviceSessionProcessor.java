@@ -55,7 +55,7 @@ final class DeviceSessionProcessor
   private final DeadlineIndex deadlines = new DeadlineIndex();
   private RecentKeys ended;
   private final int maxStateBytes;
-  private long lastProcessedWallClock = Long.MIN_VALUE / 2;
+  private long lastProcessedWallClock;
 
   private DeviceSessionProcessor(
       SessionPolicy policy,
@@ -114,6 +114,9 @@ final class DeviceSessionProcessor
             context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
             policy.endedSessionRetention());
     rebuildDeadlines();
+    // A starting task (a restart, a migration after a kill or a fencing) has not fetched yet: it
+    // counts as stalled from now, not as idle (see expireDue).
+    lastProcessedWallClock = context.currentSystemTimeMs();
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
@@ -153,20 +156,36 @@ final class DeviceSessionProcessor
   }
 
   /**
-   * Ends what is due. Deadlines are in arrival time; "now" is the wall clock while the partition is
-   * idle (stream time does not advance there), but stream time while records are flowing: a
+   * Ends what is due. Deadlines are in arrival time. While records flow, "now" is stream time: a
    * topology working through a backlog must not reject a held {@code Finished} whose {@code
-   * Started} is the next record, nor expire sessions whose {@code Finished} is queued behind.
+   * Started} is the next record, nor expire sessions whose {@code Finished} is queued behind. When
+   * no record came for a while the task is either idle (stream time stands still there, so the wall
+   * clock must take over) or stalled with a backlog it has not fetched yet (it just started, a
+   * rebalance, a broker failing over, the process stopped). It cannot tell which from here, so for
+   * the {@link #settlingPeriod()} after its last record (or its start) "now" stays stream time, and
+   * only after it is the wall clock: a stall shorter than that never expires a session whose {@code
+   * Finished} arrived in time; an idle partition expires that much later.
    */
   private void expireDue(long wallClock) {
-    boolean busy = wallClock - lastProcessedWallClock <= 2 * punctuateInterval.toMillis();
-    long now = busy ? Math.min(wallClock, context.currentStreamTimeMs()) : wallClock;
+    long quiet = Math.max(0, wallClock - lastProcessedWallClock);
+    long streamTime = context.currentStreamTimeMs();
+    long now =
+        quiet >= settlingPeriod() || streamTime < 0 ? wallClock : Math.min(wallClock, streamTime);
     for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
       Outcome outcome = aggregate.expire(now);
       emit(deviceId, outcome, now, null);
       save(deviceId, aggregate);
     }
+  }
+
+  /**
+   * How long a task without records counts as stalled rather than idle: three punctuations, and at
+   * least 30 s, longer than a consumer takes to fetch again after a rebalance or a broker failover
+   * on a loaded host. Expiry on an idle partition is late by at most this; sessions last hours.
+   */
+  private long settlingPeriod() {
+    return Math.max(30_000, 3 * punctuateInterval.toMillis());
   }
 
   /**

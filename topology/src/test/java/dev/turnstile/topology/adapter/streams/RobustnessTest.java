@@ -74,7 +74,8 @@ class RobustnessTest {
         new TopologyFixture(dir, Map.of("topology.max-due-per-punctuation", "1"))) {
       t.send(event("b", "s", Started, "R", T0), START.minus(Duration.ofHours(73)));
       t.sessionEvents();
-      for (int i = 0; i < 5; i++) {
+      // Idle for longer than the 30 s a task without records counts as stalled, not idle.
+      for (int i = 0; i < 20; i++) {
         t.driver.advanceWallClockTime(Duration.ofSeconds(2));
       }
       var types = t.sessionEvents().stream().map(e -> e.type()).toList();

@@ -1,0 +1,285 @@
+package dev.turnstile.faults;
+
+import dev.turnstile.testkit.servicebus.ServiceBusDouble;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Injects one fault of a kind, undoes it as an operator or a supervisor would (a restart, a
+ * SIGCONT, the network back), then sends the canaries and waits for them to settle. Every random
+ * choice (which instance, how long) comes from the seeded {@link Random}, so a seed repeats the
+ * schedule; the operating system's timing does not repeat.
+ */
+final class FaultInjector {
+
+  /** How long the harness waits for a fault to heal before it records it as not healed. */
+  static final Duration PATIENCE = Duration.ofMinutes(5);
+
+  /** What Kafka Streams and its clients log when a zombie instance is fenced or loses its tasks. */
+  private static final Pattern FENCED =
+      Pattern.compile(
+          ".*(ProducerFenced|InvalidProducerEpoch|INVALID_PRODUCER_EPOCH|TaskMigrated|fenced"
+              + "|ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|CommitFailedException).*");
+
+  /**
+   * Kafka Streams 4.4's state updater logs the end offset of each changelog it is about to restore
+   * (INFO, {@code StoreChangelogReader}); a non-zero end offset means a restore is starting.
+   */
+  private static final Pattern RESTORE_STARTED =
+      Pattern.compile(
+          ".*(?:Start restoring changelog partition (\\S+) "
+              + "|End offset for changelog (\\S+) initialized as [1-9]).*");
+
+  private final KafkaCluster kafka;
+  private final Deployment deployment;
+  private final ServiceBusDouble serviceBus;
+  private final Load load;
+  private final Canary canary;
+  private final Random random;
+  private final Duration maxSessionDuration;
+  private final Duration longestPause;
+
+  FaultInjector(
+      KafkaCluster kafka,
+      Deployment deployment,
+      ServiceBusDouble serviceBus,
+      Load load,
+      Canary canary,
+      Random random,
+      Duration maxSessionDuration,
+      Duration longestPause) {
+    this.kafka = kafka;
+    this.deployment = deployment;
+    this.serviceBus = serviceBus;
+    this.load = load;
+    this.canary = canary;
+    this.random = random;
+    this.maxSessionDuration = maxSessionDuration;
+    this.longestPause = longestPause;
+  }
+
+  /** Injects fault {@code number} of {@code kind}, undoes it and waits for it to heal. */
+  Fault inject(int number, FaultKind kind) {
+    long started = System.currentTimeMillis();
+    String[] target = new String[1];
+    Supplier<String> note =
+        switch (kind) {
+          case TOPOLOGY_KILL -> known(killTopology(target));
+          case TOPOLOGY_KILL_IN_RESTORE -> known(killTopologyInRestore(target));
+          case TOPOLOGY_KILL_IN_PUNCTUATION -> known(killTopologyInPunctuation(target));
+          case TOPOLOGY_PAUSE -> pauseTopology(target);
+          case BRIDGE_KILL -> known(killBridge(target));
+          case BROKER_STOP -> known(stopBroker(target, false));
+          case BROKER_KILL -> known(stopBroker(target, true));
+          case NETWORK_CUT -> known(cutNetwork(target));
+          case SERVICEBUS_DETACH -> known(detachServiceBus(target));
+        };
+    List<String> refs = canary.send(number);
+    long settled = canary.awaitSettled(refs, PATIENCE);
+    long heal = settled < 0 ? -1 : Math.max(0, settled - started);
+    return new Fault(number, kind, target[0], started, heal, note.get());
+  }
+
+  private static Supplier<String> known(String note) {
+    return () -> note;
+  }
+
+  private int anyTopology() {
+    return random.nextInt(deployment.topologyCount());
+  }
+
+  private String killTopology(String[] target) {
+    int i = anyTopology();
+    target[0] = Deployment.topologyName(i);
+    deployment.topology(i).kill();
+    long down = random.nextInt(3000);
+    Pause.millis(down);
+    deployment.startTopology(i);
+    return "restarted after " + down + " ms";
+  }
+
+  /**
+   * Kills the instance, restarts it on its (now stale) state directory and kills it again as soon
+   * as Kafka Streams logs that it started restoring a changelog; then restarts it for good.
+   */
+  private String killTopologyInRestore(String[] target) {
+    int i = anyTopology();
+    target[0] = Deployment.topologyName(i);
+    deployment.topology(i).kill();
+    long mark = deployment.topology(i).logSize();
+    deployment.startTopology(i);
+    OsProcess process = deployment.topology(i);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    String note = null;
+    while (note == null && System.nanoTime() < deadline) {
+      Matcher restoring = RESTORE_STARTED.matcher("");
+      for (String line : process.logSince(mark).split("\n")) {
+        if (restoring.reset(line).matches()) {
+          process.kill();
+          String changelog = restoring.group(1) != null ? restoring.group(1) : restoring.group(2);
+          note = "killed while restoring " + changelog;
+          break;
+        }
+      }
+      if (note == null && deployment.topologyReady(i)) {
+        process.kill();
+        note = "no restore seen before the instance was ready; killed once ready";
+      }
+      Pause.millis(20);
+    }
+    if (note == null) {
+      process.kill();
+      note = "neither a restore nor readiness within 120 s; killed";
+    }
+    deployment.startTopology(i);
+    return note;
+  }
+
+  /**
+   * Waits for the next burst of abandoned sessions to fall due, then takes thread dumps of the
+   * instance until one shows its stream thread inside the session punctuator, and kills it at once.
+   */
+  private String killTopologyInPunctuation(String[] target) {
+    int i = anyTopology();
+    target[0] = Deployment.topologyName(i);
+    long due = nextDue();
+    if (due > 0) {
+      Pause.millis(Math.max(0, due - System.currentTimeMillis() - 1500));
+    }
+    OsProcess process = deployment.topology(i);
+    long until = System.currentTimeMillis() + 30_000;
+    int dumps = 0;
+    String note = null;
+    while (note == null && System.currentTimeMillis() < until) {
+      dumps++;
+      if (threadDump(process.pid()).contains("DeviceSessionProcessor.expireDue")) {
+        process.kill();
+        note = "killed inside expireDue (thread dump " + dumps + ")";
+      }
+    }
+    if (note == null) {
+      process.kill();
+      note = "no thread dump of " + dumps + " caught the punctuator; killed anyway";
+    }
+    deployment.startTopology(i);
+    return note + (due > 0 ? "" : "; no burst was due");
+  }
+
+  /** When the earliest burst of abandoned sessions not yet due falls due, epoch ms; else -1. */
+  private long nextDue() {
+    long now = System.currentTimeMillis();
+    long best = -1;
+    for (long accepted : load.bursts()) {
+      long due = accepted + maxSessionDuration.toMillis();
+      if (due > now + 1000 && (best < 0 || due < best)) {
+        best = due;
+      }
+    }
+    return best > now + maxSessionDuration.toMillis() ? -1 : best;
+  }
+
+  private static String threadDump(long pid) {
+    Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+    try {
+      Process dump = new ProcessBuilder(jstack.toString(), Long.toString(pid)).start();
+      byte[] out = dump.getInputStream().readAllBytes();
+      dump.waitFor(10, TimeUnit.SECONDS);
+      return new String(out, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
+  /**
+   * SIGSTOP for 12 s up to the longest pause (the transaction timeout is 10 s, the consumer's
+   * session timeout 45 s), then SIGCONT. Whether the instance was fenced is read from its log once
+   * the fault has healed, so the pause costs no more than itself.
+   */
+  private Supplier<String> pauseTopology(String[] target) {
+    int i = anyTopology();
+    target[0] = Deployment.topologyName(i);
+    OsProcess process = deployment.topology(i);
+    long mark = process.logSize();
+    long floor = 12_000;
+    long stopped = floor + random.nextInt((int) Math.max(1, longestPause.toMillis() - floor));
+    process.signal(OsProcess.Signal.STOP);
+    Pause.millis(stopped);
+    process.signal(OsProcess.Signal.CONT);
+    return () -> {
+      String fenced = firstMatch(process.logSince(mark), FENCED);
+      return "stopped "
+          + stopped / 1000
+          + " s; "
+          + (fenced == null ? "no fencing logged by the time it healed" : "fenced: " + fenced);
+    };
+  }
+
+  private static String firstMatch(String log, Pattern pattern) {
+    for (String line : log.split("\n")) {
+      if (pattern.matcher(line).matches()) {
+        String trimmed = line.strip();
+        return trimmed.length() > 160 ? trimmed.substring(0, 160) + "..." : trimmed;
+      }
+    }
+    return null;
+  }
+
+  private String killBridge(String[] target) {
+    target[0] = "bridge";
+    int locked = serviceBus.lockedCount(Deployment.BILLING_QUEUE);
+    deployment.bridge().kill();
+    long down = random.nextInt(3000);
+    Pause.millis(down);
+    deployment.startBridge();
+    return locked + " Service Bus messages locked at the kill; restarted after " + down + " ms";
+  }
+
+  private String stopBroker(String[] target, boolean kill) {
+    KafkaCluster.Node node = kafka.nodes().get(random.nextInt(kafka.nodes().size()));
+    target[0] = node.toString();
+    long down = 5_000 + random.nextInt(25_000);
+    if (kill) {
+      node.process.kill();
+    } else if (node.process.terminate(Duration.ofSeconds(60)) < 0) {
+      return "did not stop within 60 s of SIGTERM; killed";
+    }
+    Pause.millis(down);
+    kafka.startNode(node);
+    return "down " + down / 1000 + " s";
+  }
+
+  private String cutNetwork(String[] target) {
+    target[0] = "bridge <-> brokers";
+    long cut = 5_000 + random.nextInt(25_000);
+    kafka.cutBridge(true);
+    Pause.millis(cut);
+    kafka.cutBridge(false);
+    return "cut " + cut / 1000 + " s";
+  }
+
+  private String detachServiceBus(String[] target) {
+    target[0] = "bridge <-> Service Bus";
+    long before = serviceBus.completesDetached();
+    serviceBus.detachAtNextComplete(Deployment.BILLING_QUEUE);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (serviceBus.completesDetached() == before && System.nanoTime() < deadline) {
+      Pause.millis(20);
+    }
+    if (serviceBus.completesDetached() > before) {
+      return "link detached at a complete";
+    }
+    serviceBus.cancelDetachAtNextComplete(Deployment.BILLING_QUEUE);
+    return "no complete within 60 s to detach at";
+  }
+}
