@@ -1,5 +1,6 @@
 package dev.turnstile.local;
 
+import com.azure.messaging.servicebus.ServiceBusMessage;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import java.math.BigDecimal;
@@ -212,10 +213,21 @@ public final class TurnstileCli implements Runnable {
     @Option(names = "--dollars", required = true, description = "amount billed, USD (>= 0)")
     BigDecimal dollars;
 
+    @Option(
+        names = "--message-id",
+        description =
+            "the message's id (default: billing-<sessionId>); a correction of an earlier message"
+                + " needs an id of its own: the same id with other content is refused by the"
+                + " topology as DUPLICATE_CONFLICT")
+    String messageId;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
+      if (messageId != null && messageId.isBlank()) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--message-id is blank");
+      }
       if (kwhTotal.signum() < 0 || dollars.signum() < 0) {
         throw new CommandLine.ParameterException(
             spec.commandLine(), "--kwh and --dollars must be >= 0");
@@ -225,16 +237,17 @@ public final class TurnstileCli implements Runnable {
             spec.commandLine(), "--session-id and --user-id must not be blank");
       }
       try {
-        BillingPublisher.send(
-            connectionString,
-            queue,
-            BillingPublisher.message(sessionId, userId, kwhTotal, dollars));
+        ServiceBusMessage message = BillingPublisher.message(sessionId, userId, kwhTotal, dollars);
+        if (messageId != null) {
+          message.setMessageId(messageId);
+        }
+        BillingPublisher.send(connectionString, queue, message);
+        System.out.printf(
+            "Sent %s to queue %s (mergeKey=%s).%n", message.getMessageId(), queue, sessionId);
       } catch (RuntimeException e) {
         System.err.println("turnstile send-billing: " + e.getMessage());
         return 1;
       }
-      System.out.printf(
-          "Sent billing-%s to queue %s (mergeKey=%s).%n", sessionId, queue, sessionId);
       return 0;
     }
   }

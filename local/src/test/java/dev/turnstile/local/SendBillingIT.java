@@ -85,6 +85,46 @@ class SendBillingIT {
     assertThat(session.userId().asText()).isEqualTo("driver-7");
     assertThat(session.kwhTotal().decimalValue()).isEqualByComparingTo("7.5");
     assertThat(session.dollars().decimalValue()).isEqualByComparingTo("1.25");
+
+    // A correction carries an id of its own and publishes the session again with its amount.
+    assertThat(
+            new CommandLine(new TurnstileCli())
+                .execute(
+                    "send-billing",
+                    "--connection-string",
+                    stack.serviceBus().connectionString(),
+                    "--session-id",
+                    "readme-42",
+                    "--message-id",
+                    "billing-readme-42-correction",
+                    "--user-id",
+                    "driver-7",
+                    "--kwh",
+                    "7.5",
+                    "--dollars",
+                    "2.00"))
+        .isZero();
+    java.util.function.Predicate<ConsumerRecord<String, byte[]>> corrected =
+        r ->
+            "readme-42".equals(r.key()) && dollars(r).compareTo(new java.math.BigDecimal("2")) == 0;
+    assertThat(
+            TopicReader.readUntil(
+                stack.bootstrapServers(),
+                TopicCatalogue.POST_MERGE.baseName(),
+                read -> read.stream().anyMatch(corrected),
+                Duration.ofSeconds(60)))
+        .anySatisfy(r -> assertThat(corrected.test(r)).isTrue());
+  }
+
+  private static java.math.BigDecimal dollars(ConsumerRecord<String, byte[]> record) {
+    try {
+      return Json.mapper()
+          .readValue(record.value(), SettledChargingSession.class)
+          .dollars()
+          .decimalValue();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
