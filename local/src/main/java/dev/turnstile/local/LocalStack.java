@@ -35,6 +35,13 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 final class LocalStack implements AutoCloseable {
 
+  private static final String CREDENTIALS_FILE = "device-credentials";
+
+  /** The bridge's device credentials file: add a line to it and the bridge reloads it. */
+  Path credentialsFile() {
+    return home.resolve(CREDENTIALS_FILE);
+  }
+
   /** The Service Bus queue the back office publishes billing messages to. */
   static final String BILLING_QUEUE = "billing";
 
@@ -124,7 +131,12 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.put("bridge.http.port", Integer.toString(httpPort));
       bridgeValues.putAll(serviceBusEntity(serviceBus));
       Issued fleet = DeviceCredential.issue("*");
-      Path credentials = home.resolve("device-credentials");
+      Path credentials = home.resolve(CREDENTIALS_FILE);
+      // owner-only, like the files `turnstile device-token --append` creates
+      Files.createFile(
+          credentials,
+          java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
       Files.writeString(
           credentials,
           "# the local stack's fleet credential: one token for every device\n"

@@ -129,6 +129,8 @@ public final class TurnstileCli implements Runnable {
               + "  Topics:             %s%n"
               + "  Device token:       %s  (a fleet token: valid for every deviceId of this"
               + " stack)%n"
+              + "  Device credentials: %s  (reloaded within 10 s; add a device with"
+              + " ./turnstile device-token DEVICE --append <that file>)%n"
               + "Send an event (device requests need the token; without it: 401):%n"
               + "  curl -i -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' \\%n"
               + "    -d '{\"eventId\":\"e-1\",\"type\":\"Started\","
@@ -142,6 +144,7 @@ public final class TurnstileCli implements Runnable {
           stack.serviceBus().connectionString(),
           TopicCatalogue.ALL.stream().map(Topic::baseName).collect(Collectors.joining(", ")),
           stack.deviceToken(),
+          stack.credentialsFile(),
           stack.deviceToken(),
           stack.httpPort());
       stopped.await();
