@@ -73,21 +73,7 @@ final class ConnectionGuard {
     return request -> {
       Watch watch = watches.get(request.connection());
       if (watch != null) {
-        if (watch.closeAfterAnswer) {
-          // pipelined behind a chunked request: RFC 9112 §6.3 wants the connection closed
-          request.connection().close();
-          return;
-        }
         watch.requestStarted(request);
-        if (request.getHeader("Transfer-Encoding") != null) {
-          // RFC 9112 §6.3: a server must close the connection after answering a request that
-          // came with both Transfer-Encoding and Content-Length. Netty frames such a request by
-          // Transfer-Encoding and drops its Content-Length before any handler sees it, so every
-          // chunked request is answered with a close and nothing pipelined behind it is served.
-          watch.closeAfterAnswer = true;
-          request.response().putHeader("Connection", "close");
-          request.response().endHandler(ended -> request.connection().close());
-        }
       }
       requests.handle(request);
     };
@@ -97,7 +83,6 @@ final class ConnectionGuard {
   private final class Watch {
     private final HttpConnection connection;
     private HttpServerRequest current;
-    private boolean closeAfterAnswer;
     private long timer = -1;
     private boolean closed;
 

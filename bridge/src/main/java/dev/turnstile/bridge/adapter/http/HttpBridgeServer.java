@@ -280,9 +280,8 @@ public final class HttpBridgeServer {
   /**
    * RFC 9112 §6.1 and §6.3: a request whose Transfer-Encoding does not end in chunked cannot be
    * framed and must get 400 and a close; one with both Transfer-Encoding and Content-Length is the
-   * shape of request smuggling and is refused where it is still visible (Netty drops the
-   * Content-Length of a chunked HTTP/1.1 request before any handler runs; then the chunked body is
-   * read and judged, and the connection is closed after the answer, see {@code ConnectionGuard}).
+   * shape of request smuggling and is refused too (Netty may already have dropped the
+   * Content-Length, then the chunked body is read and the connection closed after the answer).
    */
   private static String framingProblem(HttpServerRequest request) {
     String transferEncoding = request.getHeader("Transfer-Encoding");
