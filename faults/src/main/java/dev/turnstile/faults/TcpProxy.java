@@ -93,6 +93,11 @@ final class TcpProxy implements AutoCloseable {
     try {
       awaitOpen();
       upstream = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+      if (upstream.getLocalPort() == targetPort) {
+        // TCP self-connect: with nothing listening on a loopback port in the ephemeral range,
+        // the kernel may pick that same port as the source and connect the socket to itself
+        throw new IOException("nothing listens on " + targetPort);
+      }
       upstream.setTcpNoDelay(true);
       client.setTcpNoDelay(true);
       sockets.add(upstream);
