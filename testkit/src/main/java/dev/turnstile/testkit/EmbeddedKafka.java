@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -46,12 +48,57 @@ public final class EmbeddedKafka implements AutoCloseable {
    * would allow it.
    */
   public static EmbeddedKafka start(Path baseDirectory, Map<String, String> brokerOverrides) {
+    return start(baseDirectory, brokerOverrides, false);
+  }
+
+  /**
+   * A node whose listeners (client and controller) all speak {@code SASL_PLAINTEXT} with {@code
+   * PLAIN} and {@code SCRAM-SHA-512} enabled, authorization by KRaft's {@code StandardAuthorizer}
+   * with {@code allow.everyone.if.no.acl.found=false}: a principal without an ACL may do nothing.
+   * The super user is the test kit's PLAIN {@code plain-admin} ({@link #superUserProperties()}),
+   * which also carries broker-to-controller traffic; create SCRAM users and their ACLs with it. The
+   * test kit points the JVM's {@code java.security.auth.login.config} at a JAAS file of its own for
+   * the broker's PLAIN users; clients here set {@code sasl.jaas.config} and are not affected.
+   */
+  public static EmbeddedKafka startSasl(Path baseDirectory) {
+    return start(
+        baseDirectory,
+        Map.of(
+            "sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512",
+            "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "allow.everyone.if.no.acl.found", "false",
+            "super.users", "User:" + JaasUtils.KAFKA_PLAIN_ADMIN),
+        true);
+  }
+
+  /** Client settings of the super user of a {@link #startSasl} node. */
+  public static Map<String, Object> superUserProperties() {
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+            + JaasUtils.KAFKA_PLAIN_ADMIN
+            + "\" password=\""
+            + JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD
+            + "\";");
+  }
+
+  private static EmbeddedKafka start(
+      Path baseDirectory, Map<String, String> brokerOverrides, boolean sasl) {
     try {
       TestKitNodes.Builder nodes =
           new TestKitNodes.Builder()
               .setCombined(false)
               .setNumBrokerNodes(1)
               .setNumControllerNodes(1);
+      if (sasl) {
+        nodes
+            .setBrokerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT)
+            .setControllerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT);
+      }
       if (baseDirectory != null) {
         nodes.setBaseDirectory(baseDirectory);
       }
