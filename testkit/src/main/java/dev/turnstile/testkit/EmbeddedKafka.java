@@ -26,10 +26,16 @@ import org.apache.kafka.common.test.TestKitNodes;
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
+  private static final String JAAS_FILE = "java.security.auth.login.config";
+
   private final KafkaClusterTestKit cluster;
 
-  private EmbeddedKafka(KafkaClusterTestKit cluster) {
+  /** The JVM's JAAS file setting before a SASL node replaced it; {@code ""} for none. */
+  private final String jaasBefore;
+
+  private EmbeddedKafka(KafkaClusterTestKit cluster, String jaasBefore) {
     this.cluster = cluster;
+    this.jaasBefore = jaasBefore;
   }
 
   /**
@@ -88,6 +94,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   private static EmbeddedKafka start(
       Path baseDirectory, Map<String, String> brokerOverrides, boolean sasl) {
+    String jaasBefore = sasl ? System.getProperty(JAAS_FILE, "") : null;
     try {
       TestKitNodes.Builder nodes =
           new TestKitNodes.Builder()
@@ -110,7 +117,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       formatQuietly(cluster);
       cluster.startup();
       cluster.waitForReadyBrokers();
-      return new EmbeddedKafka(cluster);
+      return new EmbeddedKafka(cluster, jaasBefore);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the embedded Kafka node", e);
@@ -195,6 +202,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   public void close() {
     try {
       cluster.close();
+      if (jaasBefore != null) {
+        // The test kit pointed the whole JVM at its JAAS file, which close() deleted.
+        if (jaasBefore.isEmpty()) {
+          System.clearProperty(JAAS_FILE);
+        } else {
+          System.setProperty(JAAS_FILE, jaasBefore);
+        }
+        javax.security.auth.login.Configuration.setConfiguration(null);
+      }
     } catch (Exception e) {
       throw new IllegalStateException("could not stop the embedded Kafka node", e);
     }
