@@ -8,7 +8,7 @@ import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
-import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.TopologyProcess;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -77,7 +77,7 @@ class KafkaSaslAclIT {
 
   static EmbeddedKafka kafka;
   static ServiceBusDouble serviceBus;
-  static TopologyApplication topology;
+  static TopologyProcess topology;
   static BridgeApplication bridge;
 
   @BeforeAll
@@ -112,10 +112,16 @@ class KafkaSaslAclIT {
     topologyValues.put("topology.state-dir", home.resolve("streams").toString());
     topologyValues.put("topology.num-standby-replicas", "0");
     topologyValues.put("topology.punctuate-interval-ms", "1000");
-    topology = TopologyApplication.start(TopologyConfig.from(ConfigValues.of(topologyValues)));
-    assertThat(topology.awaitRunning(Duration.ofSeconds(60)))
-        .as("the topology runs with its KafkaUser's ACLs; state %s", topology.state())
-        .isTrue();
+    topologyValues.put("topology.http.host", "127.0.0.1");
+    topologyValues.put("topology.http.port", "0");
+    topologyValues.put("topology.topics.wait-ms", "20000");
+    // As TopologyMain runs it: the topic checks (describe topics and their configs), then Kafka
+    // Streams; ready once RUNNING with the topics as declared.
+    topology = TopologyProcess.start(TopologyConfig.from(ConfigValues.of(topologyValues)));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> status("http://127.0.0.1:" + topology.healthPort() + "/health/ready") == 200);
 
     serviceBus = ServiceBusDouble.start();
     serviceBus.createQueue(LocalStack.BILLING_QUEUE);
@@ -358,11 +364,13 @@ class KafkaSaslAclIT {
   }
 
   private static int get(BridgeApplication target, String path) throws Exception {
+    return status("http://127.0.0.1:" + target.httpPort() + path);
+  }
+
+  private static int status(String url) throws Exception {
     return HttpClient.newHttpClient()
         .send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.httpPort() + path))
-                .timeout(Duration.ofSeconds(10))
-                .build(),
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
             HttpResponse.BodyHandlers.discarding())
         .statusCode();
   }
