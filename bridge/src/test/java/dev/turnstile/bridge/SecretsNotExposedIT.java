@@ -178,7 +178,10 @@ class SecretsNotExposedIT {
         .contains("sasl.jaas.config = [hidden]")
         .contains("keystorePassword=[hidden]")
         .contains("HTTPS key material not reloaded");
-    assertThat(answers).contains("turnstile_bridge_device_events_total");
+    assertThat(answers)
+        .contains("turnstile_bridge_device_events_total")
+        .contains("turnstile_bridge_http_tls_certificate_expiry_seconds")
+        .contains("turnstile_bridge_http_tls_reloads_total{outcome=\"applied\"} 0.0");
     secrets.forEach(
         (what, value) -> {
           assertThat(logs).as(what + " in the logs").doesNotContain(value);
