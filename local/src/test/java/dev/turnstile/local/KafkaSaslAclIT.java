@@ -52,16 +52,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Both processes against a broker that authenticates with SASL/SCRAM-SHA-512 and authorizes with
- * KRaft's {@code StandardAuthorizer} ({@code allow.everyone.if.no.acl.found=false}), each under its
- * own SCRAM user and with exactly the ACLs of its Strimzi {@code KafkaUser} manifest in {@code
- * k8s/components/strimzi}, read from the YAML: if the manifests lose an ACL a process needs, this
- * fails. The security settings go through the same pass-through keys as {@code
- * config/kafka-sasl-ssl.properties} ({@code kafka.security.protocol}, {@code kafka.sasl.*}). A
- * device event over HTTP and a billing message over Service Bus end in {@code device-sessions.v1}
- * and {@code post-merge.v1}, read by the super user. And a principal without the bridge's ACLs (the
- * topology's user) cannot write the raw topic: the device gets a 503 within the ack timeout, not a
- * hang, and nothing is written.
+ * Both processes against a broker that authenticates with SASL/SCRAM-SHA-512 over TLS ({@code
+ * SASL_SSL}) and authorizes with KRaft's {@code StandardAuthorizer} ({@code
+ * allow.everyone.if.no.acl.found=false}), each under its own SCRAM user and with exactly the ACLs
+ * of its Strimzi {@code KafkaUser} manifest in {@code k8s/components/strimzi}, read from the YAML:
+ * if the manifests lose an ACL a process needs, this fails. The security settings go through the
+ * same pass-through keys as {@code config/kafka-sasl-ssl.properties} ({@code
+ * kafka.security.protocol}, {@code kafka.sasl.*}, {@code kafka.ssl.truststore.*}). A device event
+ * over HTTP and a billing message over Service Bus end in {@code device-sessions.v1} and {@code
+ * post-merge.v1}, read by the super user. And a principal without the bridge's ACLs (the topology's
+ * user) cannot write the raw topic: the device gets a 503 within the ack timeout, not a hang, and
+ * nothing is written.
  */
 class KafkaSaslAclIT {
 
@@ -187,19 +188,22 @@ class KafkaSaslAclIT {
 
   /** Settings of a SCRAM-SHA-512 user, as the README's pass-through keys carry them. */
   private static Map<String, String> scram(String user) {
-    return Map.of(
-        "bootstrap.servers",
-        kafka.bootstrapServers(),
-        "security.protocol",
-        "SASL_PLAINTEXT",
-        "sasl.mechanism",
-        "SCRAM-SHA-512",
-        "sasl.jaas.config",
-        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-            + user
-            + "\" password=\""
-            + PASSWORDS.get(user)
-            + "\";");
+    Map<String, String> client = new HashMap<>(kafka.clientSslProperties());
+    client.putAll(
+        Map.of(
+            "bootstrap.servers",
+            kafka.bootstrapServers(),
+            "security.protocol",
+            "SASL_SSL",
+            "sasl.mechanism",
+            "SCRAM-SHA-512",
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                + user
+                + "\" password=\""
+                + PASSWORDS.get(user)
+                + "\";"));
+    return client;
   }
 
   private static Map<String, String> prefixed(Map<String, String> client) {
@@ -308,7 +312,7 @@ class KafkaSaslAclIT {
    */
   private static List<ConsumerRecord<String, byte[]>> readAsSuperUser(
       String topic, Predicate<ConsumerRecord<String, byte[]>> wanted, boolean toEndOnly) {
-    Map<String, Object> config = new HashMap<>(EmbeddedKafka.superUserProperties());
+    Map<String, Object> config = new HashMap<>(kafka.superUserProperties());
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
     config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

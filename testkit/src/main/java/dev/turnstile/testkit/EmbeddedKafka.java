@@ -58,13 +58,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   /**
-   * A node whose listeners (client and controller) all speak {@code SASL_PLAINTEXT} with {@code
-   * PLAIN} and {@code SCRAM-SHA-512} enabled, authorization by KRaft's {@code StandardAuthorizer}
-   * with {@code allow.everyone.if.no.acl.found=false}: a principal without an ACL may do nothing.
-   * The super user is the test kit's PLAIN {@code plain-admin} ({@link #superUserProperties()}),
-   * which also carries broker-to-controller traffic; create SCRAM users and their ACLs with it. The
-   * test kit points the JVM's {@code java.security.auth.login.config} at a JAAS file of its own for
-   * the broker's PLAIN users; clients here set {@code sasl.jaas.config} and are not affected.
+   * A node whose client listener speaks {@code SASL_SSL} (the test kit's own CA and certificate for
+   * {@code localhost}; clients add {@link #clientSslProperties()}) and whose controller listener
+   * speaks {@code SASL_PLAINTEXT}, with {@code PLAIN} and {@code SCRAM-SHA-512} enabled,
+   * authorization by KRaft's {@code StandardAuthorizer} with {@code
+   * allow.everyone.if.no.acl.found=false}: a principal without an ACL may do nothing. The super
+   * user is the test kit's PLAIN {@code plain-admin} ({@link #superUserProperties()}), which also
+   * carries broker-to-controller traffic; create SCRAM users and their ACLs with it. The test kit
+   * points the JVM's {@code java.security.auth.login.config} at a JAAS file of its own for the
+   * broker's PLAIN users; clients here set {@code sasl.jaas.config} and are not affected.
    */
   public static EmbeddedKafka startSasl(Path baseDirectory) {
     return start(
@@ -77,11 +79,41 @@ public final class EmbeddedKafka implements AutoCloseable {
         true);
   }
 
+  /**
+   * What a client of a {@link #startSasl} node needs to trust its certificate: {@code
+   * ssl.truststore.*} keys, as strings (the test kit's truststore file and its password).
+   */
+  public Map<String, String> clientSslProperties() {
+    Map<String, String> ssl = new HashMap<>();
+    cluster
+        .sslManager()
+        .createClientSslConfig()
+        .forEach(
+            (key, value) -> {
+              if (value instanceof org.apache.kafka.common.config.types.Password password) {
+                ssl.put(key, password.value());
+              } else if (value instanceof java.util.List<?> list) {
+                if (!list.isEmpty()) { // an empty list (say, ssl.cipher.suites) means the default
+                  ssl.put(key, String.join(",", list.stream().map(String::valueOf).toList()));
+                }
+              } else if (value != null) {
+                ssl.put(key, String.valueOf(value));
+              }
+            });
+    return ssl;
+  }
+
   /** Client settings of the super user of a {@link #startSasl} node. */
-  public static Map<String, Object> superUserProperties() {
+  public Map<String, Object> superUserProperties() {
+    Map<String, Object> props = new HashMap<>(clientSslProperties());
+    props.putAll(superUserSasl());
+    return props;
+  }
+
+  private static Map<String, Object> superUserSasl() {
     return Map.of(
         "security.protocol",
-        "SASL_PLAINTEXT",
+        "SASL_SSL",
         "sasl.mechanism",
         "PLAIN",
         "sasl.jaas.config",
@@ -103,7 +135,7 @@ public final class EmbeddedKafka implements AutoCloseable {
               .setNumControllerNodes(1);
       if (sasl) {
         nodes
-            .setBrokerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT)
+            .setBrokerSecurityProtocol(SecurityProtocol.SASL_SSL)
             .setControllerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT);
       }
       if (baseDirectory != null) {
@@ -158,7 +190,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /** A new admin client; the caller closes it. */
   public Admin admin() {
-    return cluster.admin();
+    return jaasBefore == null ? cluster.admin() : cluster.admin(superUserProperties());
   }
 
   /** Creates the topics, ignoring those that exist already. */
