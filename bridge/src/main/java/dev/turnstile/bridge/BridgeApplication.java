@@ -1,6 +1,7 @@
 package dev.turnstile.bridge;
 
 import dev.turnstile.bridge.adapter.http.HttpBridgeServer;
+import dev.turnstile.bridge.adapter.http.ServerTls;
 import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
 import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
 import dev.turnstile.bridge.adapter.kafka.KafkaReadinessProbe;
@@ -75,6 +76,8 @@ public final class BridgeApplication implements AutoCloseable {
    * Starts the bridge and returns once the HTTP server listens.
    *
    * @throws IllegalStateException if the HTTP server cannot bind
+   * @throws InvalidConfigurationException naming the key, when the device credentials file or the
+   *     HTTPS key material cannot be read or used
    */
   public static BridgeApplication start(BridgeConfig config) {
     LOG.info("starting the bridge with {}", config);
@@ -120,6 +123,7 @@ public final class BridgeApplication implements AutoCloseable {
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
+      ServerTls tls = ServerTls.load(vertx, config.tls(), metrics);
       if (access.authenticates()) {
         // A changed credentials file takes effect without a restart; read off the event loops.
         vertx.setPeriodic(
@@ -128,12 +132,13 @@ public final class BridgeApplication implements AutoCloseable {
       }
       HttpBridgeServer http =
           HttpBridgeServer.start(
-                  vertx, config, access, service, metrics, readiness, registry::scrape)
+                  vertx, config, access, service, metrics, readiness, registry::scrape, tls)
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       LOG.info(
-          "bridge listening on {}:{} with {} event loops",
+          "bridge listening ({}) on {}:{} with {} event loops",
+          tls == null ? "HTTP" : "HTTPS",
           config.httpHost(),
           http.port(),
           config.httpEventLoops());
@@ -143,6 +148,12 @@ public final class BridgeApplication implements AutoCloseable {
         bridge.serviceBus = startServiceBus(config.serviceBus(), publisher, readiness, registry);
       }
       return bridge;
+    } catch (RuntimeException e) {
+      // Unusable HTTPS key material (InvalidConfigurationException) or a failed wiring step.
+      vertx.close();
+      readiness.close();
+      publisher.close(Duration.ZERO);
+      throw e;
     } catch (InterruptedException | ExecutionException | TimeoutException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();

@@ -4,6 +4,7 @@ import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.runtime.cli.ProcessCommandLine;
+import dev.turnstile.runtime.config.InvalidConfigurationException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
@@ -34,7 +35,19 @@ public final class BridgeMain {
     if (!parsed.run()) {
       System.exit(parsed.exitCode());
     }
-    BridgeApplication bridge = BridgeApplication.start(parsed.config());
+    BridgeApplication bridge;
+    try {
+      bridge = BridgeApplication.start(parsed.config());
+    } catch (InvalidConfigurationException e) {
+      // Files the configuration names (device credentials, HTTPS key material) are read here:
+      // reported like every other configuration problem, exit 2.
+      System.exit(
+          ProcessCommandLine.configurationError(
+              BridgeConfigModel.MODEL.program(),
+              e,
+              new PrintWriter(System.err, true, StandardCharsets.UTF_8)));
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.AppenderBase;
+import dev.turnstile.bridge.adapter.http.TestCertificates;
 import dev.turnstile.bridge.application.auth.DeviceCredential;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
@@ -24,6 +25,8 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,15 +34,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs the bridge with secrets of known values (device tokens, Kafka passwords, the Service Bus
- * key), sends it right and wrong requests carrying them, then searches everything it wrote for
- * them: its logs (every logger, Turnstile's at DEBUG, the Kafka clients' and the Azure SDK's at
- * INFO), every answer's status line, headers and body, and {@code /metrics}. None may appear.
+ * key, the HTTPS keystore's password and that of a replacement it refuses), sends it right and
+ * wrong requests carrying them, then searches everything it wrote for them: its logs (every logger,
+ * Turnstile's at DEBUG, the Kafka clients' and the Azure SDK's at INFO), every answer's status
+ * line, headers and body, and {@code /metrics}. None may appear.
  */
 class SecretsNotExposedIT {
 
@@ -47,7 +53,9 @@ class SecretsNotExposedIT {
   private static final String SSL_KEY_PASSWORD = "ssl-key-password-77a2d9";
   private static final String TRUSTSTORE_PASSWORD = "truststore-password-0b3e4a";
   private static final String SERVICEBUS_KEY = "servicebus-key-9c6d21";
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final String KEYSTORE_PASSWORD = "keystore-password-3f81c6";
+  private static final String OTHER_KEYSTORE_PASSWORD = "keystore-password-next-d40e17";
+  private HttpClient https;
 
   @TempDir Path dir;
 
@@ -63,6 +71,12 @@ class SecretsNotExposedIT {
     secrets.put("Kafka SSL key password", SSL_KEY_PASSWORD);
     secrets.put("Kafka truststore password", TRUSTSTORE_PASSWORD);
     secrets.put("Service Bus key", SERVICEBUS_KEY);
+    secrets.put("HTTPS PKCS#12 password", KEYSTORE_PASSWORD);
+    secrets.put("HTTPS PKCS#12 password of a refused reload", OTHER_KEYSTORE_PASSWORD);
+    TestCertificates.Issued server = TestCertificates.rsa();
+    Path keystore = dir.resolve("server.p12");
+    server.writePkcs12(keystore, KEYSTORE_PASSWORD);
+    https = trusting(server.certificate());
     Path credentials = dir.resolve("device-credentials");
     Files.write(credentials, List.of(station1.credential().line(), station2.credential().line()));
 
@@ -81,6 +95,10 @@ class SecretsNotExposedIT {
       config.put("bridge.http.port", "0");
       config.put("bridge.kafka.readiness-interval-ms", "200");
       config.put("bridge.auth.credentials-file", credentials.toString());
+      config.put("bridge.http.tls.enabled", "true");
+      config.put("bridge.http.tls.keystore-file", keystore.toString());
+      config.put("bridge.http.tls.keystore-password", KEYSTORE_PASSWORD);
+      config.put("bridge.http.tls.reload-interval-ms", "100");
       // Password-typed keys that a PLAINTEXT client carries but does not use.
       config.put(
           "kafka.sasl.jaas.config",
@@ -126,6 +144,16 @@ class SecretsNotExposedIT {
         responses.add(send(bridge, "POST", "/nope", event("e-2"), good));
         responses.add(send(bridge, "POST", "/api/v1/devices/station-1/events:batch", "[]", good));
         responses.add(send(bridge, "GET", "/health/ready", null, null));
+        // A replacement keystore under a password the bridge does not have: refused and logged.
+        TestCertificates.rsa().writePkcs12(keystore, OTHER_KEYSTORE_PASSWORD);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    send(bridge, "GET", "/metrics", null, null)
+                        .body()
+                        .contains(
+                            "turnstile_bridge_http_tls_reloads_total{outcome=\"failed\"} 1.0"));
         responses.add(send(bridge, "GET", "/metrics", null, null));
         assertThat(responses.stream().map(HttpResponse::statusCode))
             .as("the requests were answered, some refused")
@@ -147,8 +175,13 @@ class SecretsNotExposedIT {
         .as("the capture sees the bridge's own lines and the Kafka clients' config dumps")
         .contains("starting the bridge with")
         .contains("device authentication on")
-        .contains("sasl.jaas.config = [hidden]");
-    assertThat(answers).contains("turnstile_bridge_device_events_total");
+        .contains("sasl.jaas.config = [hidden]")
+        .contains("keystorePassword=[hidden]")
+        .contains("HTTPS key material not reloaded");
+    assertThat(answers)
+        .contains("turnstile_bridge_device_events_total")
+        .contains("turnstile_bridge_http_tls_certificate_expiry_seconds")
+        .contains("turnstile_bridge_http_tls_reloads_total{outcome=\"applied\"} 0.0");
     secrets.forEach(
         (what, value) -> {
           assertThat(logs).as(what + " in the logs").doesNotContain(value);
@@ -158,18 +191,31 @@ class SecretsNotExposedIT {
         });
   }
 
-  private static HttpResponse<String> send(
+  /** A client that trusts the bridge's test certificate only (and checks its IP address). */
+  private static HttpClient trusting(X509Certificate certificate) throws Exception {
+    KeyStore trusted = KeyStore.getInstance("PKCS12");
+    trusted.load(null, null);
+    trusted.setCertificateEntry("bridge", certificate);
+    TrustManagerFactory trust =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(trusted);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, trust.getTrustManagers(), null);
+    return HttpClient.newBuilder().sslContext(context).build();
+  }
+
+  private HttpResponse<String> send(
       BridgeApplication bridge, String method, String path, String body, String authorization)
       throws Exception {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + bridge.httpPort() + path))
+        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + bridge.httpPort() + path))
             .timeout(Duration.ofSeconds(20))
             .header("Content-Type", "application/json")
             .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
-    return HTTP.send(request.build(), BodyHandlers.ofString());
+    return https.send(request.build(), BodyHandlers.ofString());
   }
 
   private static String event(String eventId) {

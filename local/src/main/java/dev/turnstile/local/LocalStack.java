@@ -231,7 +231,7 @@ final class LocalStack implements AutoCloseable {
         BILLING_SCHEMA);
   }
 
-  private static NewTopic newTopic(Topic topic) {
+  static NewTopic newTopic(Topic topic) {
     NewTopic created = new NewTopic(topic.baseName(), topic.partitions(), (short) 1);
     return created.configs(
         Map.of(

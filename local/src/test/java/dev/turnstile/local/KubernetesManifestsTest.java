@@ -452,6 +452,57 @@ class KubernetesManifestsTest {
     }
   }
 
+  /**
+   * The HTTPS component: the TLS Secret mounted as a whole volume (a subPath mount would never see
+   * a renewed certificate), the bridge pointed at its files, and every probe over HTTPS (plain HTTP
+   * gets no answer from a TLS port, so the pod would never turn ready).
+   */
+  @org.junit.jupiter.api.Test
+  void theHttpsOverlayMountsTheTlsSecretAndProbesOverHttps() throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/prod-https");
+    var pod = deployment(resources, "turnstile-bridge").getSpec().getTemplate().getSpec();
+    var container = pod.getContainers().get(0);
+    var mount =
+        container.getVolumeMounts().stream()
+            .filter(m -> m.getName().equals("https"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(mount.getSubPath()).as("whole volume, so renewals arrive").isNull();
+    assertThat(
+            pod.getVolumes().stream()
+                .filter(v -> v.getName().equals("https"))
+                .findFirst()
+                .orElseThrow()
+                .getSecret()
+                .getSecretName())
+        .isEqualTo("turnstile-bridge-tls");
+    Map<String, String> env = new java.util.HashMap<>();
+    container.getEnv().stream()
+        .filter(e -> e.getValue() != null)
+        .forEach(e -> env.put(e.getName(), e.getValue()));
+    assertThat(env)
+        .containsEntry("TURNSTILE_BRIDGE_HTTP_TLS_ENABLED", "true")
+        .containsEntry(
+            "TURNSTILE_BRIDGE_HTTP_TLS_CERTIFICATE_FILE", mount.getMountPath() + "/tls.crt")
+        .containsEntry("TURNSTILE_BRIDGE_HTTP_TLS_KEY_FILE", mount.getMountPath() + "/tls.key");
+    for (Probe probe :
+        List.of(
+            container.getStartupProbe(),
+            container.getLivenessProbe(),
+            container.getReadinessProbe())) {
+      assertThat(probe.getHttpGet().getScheme()).isEqualTo("HTTPS");
+    }
+    GenericKubernetesResource monitor =
+        custom(resources, "ServiceMonitor").stream()
+            .filter(m -> m.getMetadata().getName().equals("turnstile-bridge"))
+            .findFirst()
+            .orElseThrow();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> endpoint =
+        ((List<Map<String, Object>>) ((Map<?, ?>) monitor.get("spec")).get("endpoints")).get(0);
+    assertThat(endpoint).containsEntry("scheme", "https");
+  }
+
   @org.junit.jupiter.api.Test
   void theTopicManifestsRenderOnTheirOwn() throws Exception {
     assertThat(custom(render("k8s/topics"), "KafkaTopic")).hasSize(TopicCatalogue.ALL.size());

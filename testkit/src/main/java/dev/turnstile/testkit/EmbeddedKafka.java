@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -24,10 +26,16 @@ import org.apache.kafka.common.test.TestKitNodes;
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
+  private static final String JAAS_FILE = "java.security.auth.login.config";
+
   private final KafkaClusterTestKit cluster;
 
-  private EmbeddedKafka(KafkaClusterTestKit cluster) {
+  /** The JVM's JAAS file setting before a SASL node replaced it; {@code ""} for none. */
+  private final String jaasBefore;
+
+  private EmbeddedKafka(KafkaClusterTestKit cluster, String jaasBefore) {
     this.cluster = cluster;
+    this.jaasBefore = jaasBefore;
   }
 
   /**
@@ -46,12 +54,90 @@ public final class EmbeddedKafka implements AutoCloseable {
    * would allow it.
    */
   public static EmbeddedKafka start(Path baseDirectory, Map<String, String> brokerOverrides) {
+    return start(baseDirectory, brokerOverrides, false);
+  }
+
+  /**
+   * A node whose client listener speaks {@code SASL_SSL} (the test kit's own CA and certificate for
+   * {@code localhost}; clients add {@link #clientSslProperties()}) and whose controller listener
+   * speaks {@code SASL_PLAINTEXT}, with {@code PLAIN} and {@code SCRAM-SHA-512} enabled,
+   * authorization by KRaft's {@code StandardAuthorizer} with {@code
+   * allow.everyone.if.no.acl.found=false}: a principal without an ACL may do nothing. The super
+   * user is the test kit's PLAIN {@code plain-admin} ({@link #superUserProperties()}), which also
+   * carries broker-to-controller traffic; create SCRAM users and their ACLs with it. The test kit
+   * points the JVM's {@code java.security.auth.login.config} at a JAAS file of its own for the
+   * broker's PLAIN users; clients here set {@code sasl.jaas.config} and are not affected.
+   */
+  public static EmbeddedKafka startSasl(Path baseDirectory) {
+    return start(
+        baseDirectory,
+        Map.of(
+            "sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512",
+            "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "allow.everyone.if.no.acl.found", "false",
+            "super.users", "User:" + JaasUtils.KAFKA_PLAIN_ADMIN),
+        true);
+  }
+
+  /**
+   * What a client of a {@link #startSasl} node needs to trust its certificate: {@code
+   * ssl.truststore.*} keys, as strings (the test kit's truststore file and its password).
+   */
+  public Map<String, String> clientSslProperties() {
+    Map<String, String> ssl = new HashMap<>();
+    cluster
+        .sslManager()
+        .createClientSslConfig()
+        .forEach(
+            (key, value) -> {
+              if (value instanceof org.apache.kafka.common.config.types.Password password) {
+                ssl.put(key, password.value());
+              } else if (value instanceof java.util.List<?> list) {
+                if (!list.isEmpty()) { // an empty list (say, ssl.cipher.suites) means the default
+                  ssl.put(key, String.join(",", list.stream().map(String::valueOf).toList()));
+                }
+              } else if (value != null) {
+                ssl.put(key, String.valueOf(value));
+              }
+            });
+    return ssl;
+  }
+
+  /** Client settings of the super user of a {@link #startSasl} node. */
+  public Map<String, Object> superUserProperties() {
+    Map<String, Object> props = new HashMap<>(clientSslProperties());
+    props.putAll(superUserSasl());
+    return props;
+  }
+
+  private static Map<String, Object> superUserSasl() {
+    return Map.of(
+        "security.protocol",
+        "SASL_SSL",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+            + JaasUtils.KAFKA_PLAIN_ADMIN
+            + "\" password=\""
+            + JaasUtils.KAFKA_PLAIN_ADMIN_PASSWORD
+            + "\";");
+  }
+
+  private static EmbeddedKafka start(
+      Path baseDirectory, Map<String, String> brokerOverrides, boolean sasl) {
+    String jaasBefore = sasl ? System.getProperty(JAAS_FILE, "") : null;
     try {
       TestKitNodes.Builder nodes =
           new TestKitNodes.Builder()
               .setCombined(false)
               .setNumBrokerNodes(1)
               .setNumControllerNodes(1);
+      if (sasl) {
+        nodes
+            .setBrokerSecurityProtocol(SecurityProtocol.SASL_SSL)
+            .setControllerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT);
+      }
       if (baseDirectory != null) {
         nodes.setBaseDirectory(baseDirectory);
       }
@@ -63,7 +149,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       formatQuietly(cluster);
       cluster.startup();
       cluster.waitForReadyBrokers();
-      return new EmbeddedKafka(cluster);
+      return new EmbeddedKafka(cluster, jaasBefore);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the embedded Kafka node", e);
@@ -104,7 +190,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /** A new admin client; the caller closes it. */
   public Admin admin() {
-    return cluster.admin();
+    return jaasBefore == null ? cluster.admin() : cluster.admin(superUserProperties());
   }
 
   /** Creates the topics, ignoring those that exist already. */
@@ -148,6 +234,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   public void close() {
     try {
       cluster.close();
+      if (jaasBefore != null) {
+        // The test kit pointed the whole JVM at its JAAS file, which close() deleted.
+        if (jaasBefore.isEmpty()) {
+          System.clearProperty(JAAS_FILE);
+        } else {
+          System.setProperty(JAAS_FILE, jaasBefore);
+        }
+        javax.security.auth.login.Configuration.setConfiguration(null);
+      }
     } catch (Exception e) {
       throw new IllegalStateException("could not stop the embedded Kafka node", e);
     }

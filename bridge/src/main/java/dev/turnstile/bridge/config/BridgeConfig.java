@@ -40,6 +40,7 @@ import java.util.stream.Collectors;
  *     {@link #AUTH_CREDENTIALS_FILE}, {@link #AUTH_RELOAD_INTERVAL_MS})
  * @param rateLimit requests a device may send ({@link #RATE_LIMIT_REQUESTS_PER_SECOND}, {@link
  *     #RATE_LIMIT_BURST})
+ * @param tls TLS of the HTTP listener ({@code bridge.http.tls.*}, see {@link HttpTls})
  * @param kafkaCommon {@code kafka.*} keys without the prefix (not {@code kafka.producer.*}): given
  *     to every Kafka client; holds at least {@code bootstrap.servers}
  * @param kafkaProducer {@code kafka.producer.*} keys without the prefix, given to the producer
@@ -67,6 +68,7 @@ public record BridgeConfig(
     Duration deviceMaxClockSkew,
     DeviceAuth deviceAuth,
     RateLimit rateLimit,
+    HttpTls tls,
     Map<String, String> kafkaCommon,
     Map<String, String> kafkaProducer,
     ServiceBusConfig serviceBus) {
@@ -240,6 +242,99 @@ public record BridgeConfig(
     /** Whether requests are limited at all. */
     public boolean enabled() {
       return requestsPerSecond > 0;
+    }
+  }
+
+  /**
+   * {@code true}: the HTTP listener (device routes, probes, metrics) speaks HTTPS only, with the
+   * key material of either {@link #HTTP_TLS_CERTIFICATE_FILE} and {@link #HTTP_TLS_KEY_FILE} (PEM)
+   * or {@link #HTTP_TLS_KEYSTORE_FILE} (PKCS#12); a plain-HTTP request on that port gets no answer.
+   * Default {@code false} (local runs; turn it on wherever the port is reachable from outside the
+   * pod, unless a proxy in front terminates TLS).
+   */
+  public static final String HTTP_TLS_ENABLED = "bridge.http.tls.enabled";
+
+  /**
+   * PEM file with the server certificate first, then its intermediates (RFC 7468 {@code
+   * CERTIFICATE} blocks), e.g. {@code tls.crt} of a Kubernetes TLS Secret. With {@link
+   * #HTTP_TLS_KEY_FILE}; not with {@link #HTTP_TLS_KEYSTORE_FILE}. No default.
+   */
+  public static final String HTTP_TLS_CERTIFICATE_FILE = "bridge.http.tls.certificate-file";
+
+  /**
+   * PEM file with the certificate's unencrypted private key: {@code PRIVATE KEY} (PKCS#8, RSA or
+   * EC) or {@code RSA PRIVATE KEY} (PKCS#1), e.g. {@code tls.key} of a Kubernetes TLS Secret. A SEC
+   * 1 {@code EC PRIVATE KEY} is not read reliably by Vert.x 5.0.7: give EC keys as PKCS#8. With
+   * {@link #HTTP_TLS_CERTIFICATE_FILE}. No default.
+   */
+  public static final String HTTP_TLS_KEY_FILE = "bridge.http.tls.key-file";
+
+  /**
+   * PKCS#12 file (RFC 7292) holding one private key and its certificate chain; instead of the PEM
+   * pair. Its password is {@link #HTTP_TLS_KEYSTORE_PASSWORD}. No default.
+   */
+  public static final String HTTP_TLS_KEYSTORE_FILE = "bridge.http.tls.keystore-file";
+
+  /** Password of {@link #HTTP_TLS_KEYSTORE_FILE} (secret, masked). Default none (empty). */
+  public static final String HTTP_TLS_KEYSTORE_PASSWORD = "bridge.http.tls.keystore-password";
+
+  /**
+   * TLS versions offered, comma-separated, from {@code TLSv1.2} and {@code TLSv1.3} (RFC 8996
+   * deprecates 1.0 and 1.1). Default {@code TLSv1.2,TLSv1.3}.
+   */
+  public static final String HTTP_TLS_PROTOCOLS = "bridge.http.tls.protocols";
+
+  /**
+   * Milliseconds between two reads of the key material files; changed content that is valid
+   * replaces the key material for new connections, invalid content is logged, counted and the
+   * previous material stays. Default {@code 10000}.
+   */
+  public static final String HTTP_TLS_RELOAD_INTERVAL_MS = "bridge.http.tls.reload-interval-ms";
+
+  /**
+   * TLS of the HTTP listener: see {@link #HTTP_TLS_ENABLED} and the keys after it. Exactly one of
+   * the PEM pair ({@code certificateFile}, {@code keyFile}) and {@code keystoreFile} is set while
+   * enabled; all are {@code null} while not.
+   *
+   * @param keystorePassword {@code ""} when none is given; masked in {@link #toString()}
+   * @param protocols e.g. {@code [TLSv1.2, TLSv1.3]}
+   */
+  public record HttpTls(
+      boolean enabled,
+      Path certificateFile,
+      Path keyFile,
+      Path keystoreFile,
+      String keystorePassword,
+      java.util.List<String> protocols,
+      Duration reloadInterval) {
+
+    /** TLS off. */
+    public static final HttpTls OFF =
+        new HttpTls(false, null, null, null, "", java.util.List.of(), Duration.ofSeconds(10));
+
+    public HttpTls {
+      protocols = java.util.List.copyOf(protocols);
+    }
+
+    /** Whether the key material is a PKCS#12 file (else the PEM pair). */
+    public boolean pkcs12() {
+      return keystoreFile != null;
+    }
+
+    @Override
+    public String toString() {
+      if (!enabled) {
+        return "HttpTls[enabled=false]";
+      }
+      return "HttpTls[enabled=true, "
+          + (pkcs12()
+              ? "keystoreFile=" + keystoreFile + ", keystorePassword=[hidden]"
+              : "certificateFile=" + certificateFile + ", keyFile=" + keyFile)
+          + ", protocols="
+          + protocols
+          + ", reloadInterval="
+          + reloadInterval
+          + "]";
     }
   }
 
@@ -430,6 +525,8 @@ public record BridgeConfig(
         + deviceAuth
         + ", rateLimit="
         + rateLimit
+        + ", tls="
+        + tls
         + ", kafkaCommon="
         + masked(kafkaCommon)
         + ", kafkaProducer="

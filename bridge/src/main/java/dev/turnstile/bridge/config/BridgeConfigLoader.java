@@ -70,6 +70,7 @@ public final class BridgeConfigLoader {
             s.millis(DEVICE_MAX_CLOCK_SKEW_MS),
             deviceAuth(s),
             new RateLimit(s.integer(RATE_LIMIT_REQUESTS_PER_SECOND), s.integer(RATE_LIMIT_BURST)),
+            httpTls(s),
             s.passThrough(KAFKA_PREFIX),
             s.passThrough(KAFKA_PRODUCER_PREFIX),
             ServiceBusConfigReader.read(s, s.string(TOPIC_PREFIX)));
@@ -127,6 +128,55 @@ public final class BridgeConfigLoader {
     }
     return new DeviceAuth(
         enabled, enabled ? Path.of(file.strip()) : null, s.millis(AUTH_RELOAD_INTERVAL_MS));
+  }
+
+  /**
+   * While enabled: exactly one of the PEM pair (both files) and the PKCS#12 file; while not, none
+   * of them is looked at. Whether the files hold usable key material is checked when the server
+   * starts (it needs the TLS engine).
+   */
+  private static HttpTls httpTls(Settings s) {
+    if (!s.bool(HTTP_TLS_ENABLED)) {
+      return HttpTls.OFF;
+    }
+    Path certificate = path(s.string(HTTP_TLS_CERTIFICATE_FILE));
+    Path key = path(s.string(HTTP_TLS_KEY_FILE));
+    Path keystore = path(s.string(HTTP_TLS_KEYSTORE_FILE));
+    if (keystore != null && (certificate != null || key != null)) {
+      throw InvalidConfigurationException.of(
+          HTTP_TLS_KEYSTORE_FILE,
+          "set either it or "
+              + HTTP_TLS_CERTIFICATE_FILE
+              + " with "
+              + HTTP_TLS_KEY_FILE
+              + ", not both");
+    }
+    if (keystore == null && (certificate == null || key == null)) {
+      String missing = certificate == null ? HTTP_TLS_CERTIFICATE_FILE : HTTP_TLS_KEY_FILE;
+      throw InvalidConfigurationException.of(
+          missing,
+          "must be set while "
+              + HTTP_TLS_ENABLED
+              + " is true: give the PEM pair ("
+              + HTTP_TLS_CERTIFICATE_FILE
+              + ", "
+              + HTTP_TLS_KEY_FILE
+              + ") or "
+              + HTTP_TLS_KEYSTORE_FILE);
+    }
+    String password = s.string(HTTP_TLS_KEYSTORE_PASSWORD);
+    return new HttpTls(
+        true,
+        certificate,
+        key,
+        keystore,
+        password == null ? "" : password,
+        BridgeConfigModel.tlsProtocols(s.string(HTTP_TLS_PROTOCOLS)),
+        s.millis(HTTP_TLS_RELOAD_INTERVAL_MS));
+  }
+
+  private static Path path(String value) {
+    return value == null || value.isBlank() ? null : Path.of(value.strip());
   }
 
   /** 0 means one per processor the JVM sees. */

@@ -32,6 +32,7 @@ public final class BridgeConfigModel {
 
   static final String GROUP_BRIDGE = "Bridge";
   static final String GROUP_DEVICE_ACCESS = "Device authentication and rate limits";
+  static final String GROUP_HTTP_TLS = "HTTPS (TLS of the HTTP listener)";
   static final String GROUP_SERVICEBUS =
       "Service Bus (the source starts only when `bridge.servicebus.entities` is set)";
 
@@ -351,6 +352,88 @@ public final class BridgeConfigModel {
         ++o,
         ConfigDef.Width.SHORT,
         RATE_LIMIT_BURST);
+    g = GROUP_HTTP_TLS;
+    o = 0;
+    d.define(
+        HTTP_TLS_ENABLED,
+        Type.BOOLEAN,
+        false,
+        HIGH,
+        "the HTTP port (device routes, probes, metrics) speaks HTTPS only, with the PEM pair"
+            + " (`certificate-file`, `key-file`) or the PKCS#12 `keystore-file`; read at start-up,"
+            + " which fails (exit 2) on missing, unreadable or mismatched key material",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_TLS_ENABLED);
+    d.define(
+        HTTP_TLS_CERTIFICATE_FILE,
+        Type.STRING,
+        null,
+        HIGH,
+        "PEM certificate chain, the server's certificate first (e.g. `tls.crt` of a Kubernetes"
+            + " TLS Secret); with `key-file`",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        HTTP_TLS_CERTIFICATE_FILE);
+    d.define(
+        HTTP_TLS_KEY_FILE,
+        Type.STRING,
+        null,
+        HIGH,
+        "PEM private key of that certificate, unencrypted: PKCS#8 `PRIVATE KEY` (RSA or EC) or"
+            + " PKCS#1 `RSA PRIVATE KEY` (e.g. `tls.key`; cert-manager: `privateKey.encoding:"
+            + " PKCS8` for EC keys)",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        HTTP_TLS_KEY_FILE);
+    d.define(
+        HTTP_TLS_KEYSTORE_FILE,
+        Type.STRING,
+        null,
+        HIGH,
+        "PKCS#12 file with one private key and its certificate chain, instead of the PEM pair",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        HTTP_TLS_KEYSTORE_FILE);
+    d.define(
+        HTTP_TLS_KEYSTORE_PASSWORD,
+        Type.PASSWORD,
+        null,
+        HIGH,
+        "password of the PKCS#12 file (secret; give it by environment); default: empty",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        HTTP_TLS_KEYSTORE_PASSWORD);
+    d.define(
+        HTTP_TLS_PROTOCOLS,
+        Type.STRING,
+        "TLSv1.2,TLSv1.3",
+        TLS_PROTOCOLS,
+        MEDIUM,
+        "TLS versions offered (RFC 8996: nothing older than 1.2)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_TLS_PROTOCOLS);
+    d.define(
+        HTTP_TLS_RELOAD_INTERVAL_MS,
+        Type.LONG,
+        10_000L,
+        Range.between(100, 3_600_000),
+        LOW,
+        "how often the key material files are read again; changed, valid material serves every"
+            + " new connection (open ones keep theirs); invalid material is logged at WARN,"
+            + " counted (`turnstile_bridge_http_tls_reloads_total{outcome=\"failed\"}`) and the"
+            + " previous material stays",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        HTTP_TLS_RELOAD_INTERVAL_MS);
     g = GROUP_SERVICEBUS;
     o = 0;
     d.define(
@@ -575,6 +658,39 @@ public final class BridgeConfigModel {
         @Override
         public String toString() {
           return "see meaning";
+        }
+      };
+
+  /** {@code "TLSv1.2, TLSv1.3"} as its names; blanks dropped. */
+  static List<String> tlsProtocols(String commaSeparated) {
+    return java.util.Arrays.stream(commaSeparated.split(","))
+        .map(String::strip)
+        .filter(p -> !p.isEmpty())
+        .toList();
+  }
+
+  private static final ConfigDef.Validator TLS_PROTOCOLS =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          List<String> protocols = tlsProtocols((String) value);
+          if (protocols.isEmpty()) {
+            throw new ConfigException(name, value, "name at least one of TLSv1.2, TLSv1.3");
+          }
+          for (String protocol : protocols) {
+            if (!protocol.equals("TLSv1.2") && !protocol.equals("TLSv1.3")) {
+              throw new ConfigException(
+                  name,
+                  value,
+                  protocol
+                      + " is not offered: only TLSv1.2 and TLSv1.3 (RFC 8996 deprecates older)");
+            }
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "`TLSv1.2`, `TLSv1.3`";
         }
       };
 

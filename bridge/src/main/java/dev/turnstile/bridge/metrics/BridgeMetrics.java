@@ -22,6 +22,16 @@ public final class BridgeMetrics {
   /** HTTP connections open now (a gauge). */
   public static final String HTTP_CONNECTIONS = "turnstile.bridge.http.connections";
 
+  /**
+   * Reloads of the HTTPS key material, tag {@code outcome}: {@code applied}, or {@code failed} (the
+   * files changed but could not be used; the previous material stays).
+   */
+  public static final String HTTP_TLS_RELOADS = "turnstile.bridge.http.tls.reloads";
+
+  /** When the served HTTPS certificate expires, in seconds since the epoch (a gauge). */
+  public static final String HTTP_TLS_CERTIFICATE_EXPIRY =
+      "turnstile.bridge.http.tls.certificate.expiry";
+
   /** The {@code cache} tag of the duplicate cache's meters. */
   public static final String DUPLICATE_CACHE = "duplicate-cache";
 
@@ -60,6 +70,37 @@ public final class BridgeMetrics {
   public void openConnections(IntSupplier open) {
     Gauge.builder(HTTP_CONNECTIONS, open::getAsInt)
         .description("HTTP connections open now")
+        .register(registry);
+  }
+
+  /**
+   * HTTPS is on: registers {@link #HTTP_TLS_CERTIFICATE_EXPIRY} and both outcomes of {@link
+   * #HTTP_TLS_RELOADS} at zero (an alert on {@code failed} then has a series from the start).
+   *
+   * @param epochSeconds the served certificate's {@code notAfter}, seconds since the epoch
+   */
+  public void tlsServed(java.util.function.DoubleSupplier epochSeconds) {
+    Gauge.builder(
+            HTTP_TLS_CERTIFICATE_EXPIRY,
+            epochSeconds,
+            java.util.function.DoubleSupplier::getAsDouble)
+        .description("Expiry of the served HTTPS certificate, seconds since the epoch")
+        .baseUnit("seconds")
+        .strongReference(true)
+        .register(registry);
+    tlsReloads("applied");
+    tlsReloads("failed");
+  }
+
+  /** One reload of the HTTPS key material: {@code applied} or {@code failed}. */
+  public void tlsReload(String outcome) {
+    tlsReloads(outcome).increment();
+  }
+
+  private Counter tlsReloads(String outcome) {
+    return Counter.builder(HTTP_TLS_RELOADS)
+        .description("Reloads of the HTTPS key material by outcome")
+        .tag("outcome", outcome)
         .register(registry);
   }
 

@@ -67,6 +67,19 @@ public final class ProcessCommandLine<T> {
     this.typed = typed;
   }
 
+  /**
+   * Prints a configuration problem the one way both processes do (a header line, then one line per
+   * key, no stack trace) and returns {@link ExitCode#CONFIG}. Also for problems found after
+   * parsing, when a process reads the files its configuration names.
+   */
+  public static int configurationError(
+      String program, InvalidConfigurationException e, PrintWriter err) {
+    err.println(program + ": configuration error");
+    e.problems().forEach(problem -> err.println("  " + problem));
+    err.flush();
+    return ExitCode.CONFIG;
+  }
+
   /** Parses arguments and configuration; prints help or problems to the writers. */
   public Outcome<T> parse(
       String[] args, Map<String, String> environment, PrintWriter out, PrintWriter err) {
@@ -101,10 +114,7 @@ public final class ProcessCommandLine<T> {
       settings = model.load(options.config, environment);
       config = typed.apply(settings);
     } catch (InvalidConfigurationException e) {
-      err.println(model.program() + ": configuration error");
-      e.problems().forEach(problem -> err.println("  " + problem));
-      err.flush();
-      return new Outcome<>(null, ExitCode.CONFIG);
+      return new Outcome<>(null, configurationError(model.program(), e, err));
     }
     if (options.checkConfig) {
       settings.describe().forEach((key, value) -> out.println(key + "=" + value));

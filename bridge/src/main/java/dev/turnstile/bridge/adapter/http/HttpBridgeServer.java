@@ -15,6 +15,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.ext.healthchecks.CheckResult;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
@@ -44,6 +45,9 @@ import java.util.function.Supplier;
  * once and hands each new connection to the next instance in turn. A connection stays on its
  * instance's event loop for its life, so its handlers run on one thread as before. What the
  * instances share is thread-safe: the use case, the meters, the connection guard's count.
+ *
+ * <p>With {@link ServerTls} the port speaks HTTPS only, and reloaded key material is handed to
+ * every instance.
  */
 public final class HttpBridgeServer {
 
@@ -60,6 +64,7 @@ public final class HttpBridgeServer {
 
   private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
   private volatile boolean listening;
+  private volatile ServerTls tls;
 
   private HttpBridgeServer() {}
 
@@ -69,6 +74,7 @@ public final class HttpBridgeServer {
    * @param access authentication and rate limits of the device routes
    * @param kafkaReachable cached answer of whether Kafka is reachable, read by readiness
    * @param scrape the Prometheus exposition text
+   * @param tls the HTTPS key material, kept current on every instance; {@code null}: plain HTTP
    */
   public static Future<HttpBridgeServer> start(
       Vertx vertx,
@@ -77,7 +83,8 @@ public final class HttpBridgeServer {
       AcceptDeviceEventUseCase useCase,
       BridgeMetrics metrics,
       BooleanSupplier kafkaReachable,
-      Supplier<String> scrape) {
+      Supplier<String> scrape,
+      ServerTls tls) {
     HttpBridgeServer bridge = new HttpBridgeServer();
     ConnectionGuard guard = new ConnectionGuard(vertx, config.connectionLimits(), metrics);
     // Port 0 (any) would give each instance its own port; a negative port is Vert.x's "one random
@@ -92,6 +99,7 @@ public final class HttpBridgeServer {
                     return bridge.listen(
                         vertx,
                         config,
+                        tls,
                         port,
                         guard,
                         access,
@@ -105,14 +113,29 @@ public final class HttpBridgeServer {
         .map(
             deployment -> {
               bridge.listening = true;
+              if (tls != null) {
+                bridge.tls = tls;
+                tls.watch(bridge::updateTls);
+              }
               return bridge;
             });
+  }
+
+  /**
+   * Gives every instance new key material (Vert.x 5 {@code HttpServer.updateSSLOptions}): each
+   * instance has its own SSL context, so all must get it or connections handed to a missed one
+   * would still see the old certificate.
+   */
+  private Future<Void> updateTls(ServerSSLOptions options) {
+    return Future.all(servers.stream().map(s -> s.updateSSLOptions(options.copy(), true)).toList())
+        .mapEmpty();
   }
 
   /** One instance: its own server and router, on the event loop of the verticle it starts in. */
   private Future<HttpServer> listen(
       Vertx vertx,
       BridgeConfig config,
+      ServerTls tls,
       int port,
       ConnectionGuard guard,
       AuthorizeDeviceRequestUseCase access,
@@ -121,14 +144,21 @@ public final class HttpBridgeServer {
       BooleanSupplier kafkaReachable,
       Supplier<String> scrape) {
     HttpConnectionLimits limits = config.connectionLimits();
-    HttpServer httpServer =
-        vertx.createHttpServer(
-            new HttpServerOptions()
-                // Without h2c, Vert.x sets up HTTP/1.1 as a connection opens, so the connection
-                // handler (and its header deadline) runs before the client sends a byte.
-                .setHttp2ClearTextEnabled(false)
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setIdleTimeout((int) limits.idleTimeout().toMillis()));
+    HttpServerOptions options =
+        new HttpServerOptions()
+            // Without h2c, Vert.x sets up HTTP/1.1 as a connection opens, so the connection
+            // handler (and its header deadline) runs before the client sends a byte.
+            .setHttp2ClearTextEnabled(false)
+            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+            .setIdleTimeout((int) limits.idleTimeout().toMillis());
+    if (tls != null) {
+      ServerSSLOptions ssl = tls.sslOptions();
+      options
+          .setSsl(true)
+          .setKeyCertOptions(ssl.getKeyCertOptions())
+          .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
+    }
+    HttpServer httpServer = vertx.createHttpServer(options);
     servers.add(httpServer);
     Router router = router(vertx, config, access, useCase, metrics, kafkaReachable, scrape);
     return httpServer
@@ -369,6 +399,9 @@ public final class HttpBridgeServer {
    */
   public Future<Void> shutdown(Duration timeout) {
     listening = false;
+    if (tls != null) {
+      tls.close();
+    }
     return Future.all(
             servers.stream()
                 .map(server -> server.shutdown(timeout.toMillis(), TimeUnit.MILLISECONDS))

@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -29,6 +30,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -256,8 +259,30 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       LOG.warn("Kafka refused a record for good", error);
       return new PublishException(Reason.REJECTED, "Kafka refused the record: " + error, error);
     }
+    if (error instanceof AuthorizationException || error instanceof AuthenticationException) {
+      warnRefusedPrincipal(error);
+    }
     return new PublishException(
         Reason.UNAVAILABLE, "Kafka did not take the write: " + error, error);
+  }
+
+  private static final AtomicLong LAST_PRINCIPAL_WARNING = new AtomicLong();
+
+  /**
+   * A principal the broker refuses is a deployment fault a retry does not fix: said at WARN (at
+   * most once a minute, not once per request), since the devices only see 503s and readiness, which
+   * describes topics, stays up.
+   */
+  private static void warnRefusedPrincipal(Exception error) {
+    long now = System.nanoTime();
+    long last = LAST_PRINCIPAL_WARNING.get();
+    if ((last == 0 || now - last > TimeUnit.MINUTES.toNanos(1))
+        && LAST_PRINCIPAL_WARNING.compareAndSet(last, now)) {
+      LOG.warn(
+          "Kafka refused the bridge's principal ({}): check its ACLs (Write, Describe on the raw"
+              + " topics; k8s/components/strimzi/kafkauser-bridge.yaml) and credentials",
+          error.toString());
+    }
   }
 
   /**

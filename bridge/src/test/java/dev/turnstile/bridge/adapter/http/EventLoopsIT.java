@@ -96,7 +96,8 @@ class EventLoopsIT {
             useCase,
             new BridgeMetrics(new SimpleMeterRegistry()),
             () -> true,
-            () -> "")
+            () -> "",
+            null)
         .toCompletionStage()
         .toCompletableFuture()
         .get(10, TimeUnit.SECONDS);
