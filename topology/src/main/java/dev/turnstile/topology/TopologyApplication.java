@@ -75,7 +75,7 @@ public final class TopologyApplication implements AutoCloseable {
    * of tag keys for one name, so whichever kind registered second (the dedup window stores, often)
    * was dropped. One tag key, {@code rocksdb_state_id}, names every store.
    */
-  static PrometheusMeterRegistry newRegistry() {
+  public static PrometheusMeterRegistry newRegistry() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry
         .config()

@@ -63,7 +63,8 @@ final class StateViews {
     // The two stores are read one after the other: a session that ended in between is in both
     // reads. Its reference can never open again (SESSION_ALREADY_ENDED), so the ended entry wins.
     Set<String> endedRefs = newest.keySet();
-    DeviceSessionsSnapshot state = SnapshotCodec.read(snapshot);
+    DeviceSessionsSnapshot state =
+        snapshot == null ? DeviceSessionsSnapshot.EMPTY : SnapshotCodec.read(snapshot);
     List<OpenSession> open = new ArrayList<>();
     for (DeviceSession session : state.open()) {
       if (session.sessionRef() != null && endedRefs.contains(session.sessionRef())) {
