@@ -54,6 +54,10 @@ final class QueriesBenchmark {
 
   static void run(int devices, int rounds, Path out) throws Exception {
     Map<String, String> machine = Machine.describe();
+    machine.put(
+        "broker",
+        "one KRaft node (KafkaClusterTestKit) in this JVM, beside both topology processes");
+    machine.put("loadAverageAtStart", Machine.loadAverage());
     Path home = Files.createTempDirectory("turnstile-queries");
     System.out.printf(
         Locale.ROOT,
@@ -79,6 +83,7 @@ final class QueriesBenchmark {
         files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+    machine.put("loadAverageAtEnd", Machine.loadAverage());
     print(figures);
     write(out, devices, rounds, machine, figures);
   }
