@@ -163,7 +163,6 @@ public final class QueryRoutes {
     client
         .get(port, host, ctx.request().uri())
         .putHeader(FORWARDED_BY, now.self())
-        .putHeader("Accept", ctx.request().getHeader("Accept") == null ? "*/*" : "application/json")
         .timeout(now.forwardTimeout().toMillis())
         .send()
         .onSuccess(relayed -> relay(ctx, relayed))
