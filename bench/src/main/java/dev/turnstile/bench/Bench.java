@@ -33,6 +33,7 @@ import picocli.CommandLine.Option;
       Bench.TopologyCommand.class,
       Bench.CostCommand.class,
       Bench.RestoreCommand.class,
+      Bench.QueriesCommand.class,
       BridgeCommand.class,
       EndToEndCommand.class
     },
@@ -283,6 +284,30 @@ public final class Bench implements Runnable {
     Arrays.sort(v);
     int n = v.length;
     return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+
+  @Command(
+      name = "queries",
+      mixinStandardHelpOptions = true,
+      description =
+          "Latency p50/p99 of the topology's queries (device sessions, merged document) answered"
+              + " locally against forwarded to the key's owner, two instances on one broker, with"
+              + " GET /health/live as the HTTP baseline.")
+  static final class QueriesCommand implements Callable<Integer> {
+    @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
+    int devices = 1_000;
+
+    @Option(names = "--rounds", description = "rounds over every key (default: ${DEFAULT-VALUE})")
+    int rounds = 3;
+
+    @Option(names = "--out", description = "results folder (default: ${DEFAULT-VALUE})")
+    Path out = Path.of("docs", "bench");
+
+    @Override
+    public Integer call() throws Exception {
+      QueriesBenchmark.run(devices, rounds, out);
+      return 0;
+    }
   }
 
   @Command(

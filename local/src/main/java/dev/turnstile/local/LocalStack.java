@@ -10,7 +10,9 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.adapter.http.HealthServer;
+import dev.turnstile.topology.adapter.http.QueryRoutes;
+import dev.turnstile.topology.adapter.http.TopologyHttpServer;
+import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.NewTopic;
 
@@ -52,7 +55,7 @@ final class LocalStack implements AutoCloseable {
   private final EmbeddedKafka kafka;
   private final ServiceBusDouble serviceBus;
   private final TopologyApplication topology;
-  private final HealthServer topologyHealth;
+  private final TopologyHttpServer topologyHealth;
   private final TopologyConfig topologyConfig;
   private final BridgeApplication bridge;
   private final String deviceToken;
@@ -63,7 +66,7 @@ final class LocalStack implements AutoCloseable {
       ServiceBusDouble serviceBus,
       TopologyConfig topologyConfig,
       TopologyApplication topology,
-      HealthServer topologyHealth,
+      TopologyHttpServer topologyHealth,
       BridgeApplication bridge,
       String deviceToken) {
     this.home = home;
@@ -86,7 +89,11 @@ final class LocalStack implements AutoCloseable {
    * @throws IllegalArgumentException when {@code httpPort} is taken, before anything starts
    */
   static LocalStack start(int httpPort, Map<String, String> overrides) throws InterruptedException {
-    requireFree(httpPort);
+    requireFree(httpPort, "--port");
+    String topologyPort = overrides.get("topology.http.port");
+    if (topologyPort != null) {
+      requireFree(Integer.parseInt(topologyPort), "--topology-port");
+    }
     Path home;
     try {
       home = Files.createTempDirectory(KnownBenignLogFilter.LOCAL_STACK_HOME_PREFIX);
@@ -104,22 +111,36 @@ final class LocalStack implements AutoCloseable {
       topologyValues.put("topology.state-dir", home.resolve("streams").toString());
       topologyValues.put("topology.num-standby-replicas", "0");
       topologyValues.put("topology.punctuate-interval-ms", "1000");
+      topologyValues.put("topology.http.host", "127.0.0.1");
+      topologyValues.put("topology.http.port", "0");
       topologyValues.putAll(forProcess(overrides, "topology."));
       TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
-      TopologyApplication topology = TopologyApplication.start(topologyConfig);
+      // The HTTP server first: its port is the application.server Kafka Streams advertises.
+      AtomicReference<TopologyApplication> running = new AtomicReference<>();
+      TopologyHttpServer topologyHealth =
+          TopologyHttpServer.start(
+              topologyConfig.httpHost(),
+              topologyConfig.httpPort(),
+              new TopologyHttpServer.Probes(
+                  () -> running.get() == null || running.get().live(),
+                  () -> running.get() != null && running.get().ready(),
+                  () -> running.get() == null ? "STARTING" : running.get().state().name(),
+                  () -> running.get() == null ? "" : running.get().scrape()));
+      started.push(topologyHealth);
+      String advertised =
+          TopologyApplication.advertisedServer(topologyConfig, topologyHealth.port());
+      TopologyApplication topology =
+          TopologyApplication.start(topologyConfig, TopologyApplication.newRegistry(), advertised);
       started.push(topology);
+      running.set(topology);
+      KafkaStreamsStateQueries queries = topology.queries(topologyConfig, advertised);
+      topologyHealth.serveQueries(
+          new QueryRoutes.UseCases(queries, queries),
+          advertised,
+          topologyConfig.query().forwardTimeout());
       if (!topology.awaitRunning(Duration.ofSeconds(60))) {
         throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
       }
-      HealthServer topologyHealth =
-          HealthServer.start(
-              "127.0.0.1",
-              0,
-              topology::live,
-              topology::ready,
-              () -> topology.state().name(),
-              topology::scrape);
-      started.push(topologyHealth);
 
       ServiceBusDouble serviceBus = ServiceBusDouble.start();
       started.push(serviceBus);
@@ -181,7 +202,7 @@ final class LocalStack implements AutoCloseable {
     return mine;
   }
 
-  private static void requireFree(int port) {
+  private static void requireFree(int port, String option) {
     if (port == 0) {
       return;
     }
@@ -192,7 +213,8 @@ final class LocalStack implements AutoCloseable {
           "port "
               + port
               + " on 127.0.0.1 is in use (another ./turnstile up?); choose another"
-              + " with --port");
+              + " with "
+              + option);
     }
   }
 
@@ -255,6 +277,7 @@ final class LocalStack implements AutoCloseable {
     return serviceBus;
   }
 
+  /** The topology's HTTP port: probes, metrics and the queries. */
   int topologyHealthPort() {
     return topologyHealth.port();
   }
@@ -283,8 +306,8 @@ final class LocalStack implements AutoCloseable {
   public void close() {
     bridge.close();
     serviceBus.close();
-    topologyHealth.close();
     topology.close();
+    topologyHealth.close();
     kafka.close();
     deleteQuietly(home);
   }

@@ -100,11 +100,18 @@ public final class TurnstileCli implements Runnable {
     @Option(names = "--port", description = "HTTP port of the bridge (default: ${DEFAULT-VALUE})")
     int port = 8080;
 
+    @Option(
+        names = "--topology-port",
+        description =
+            "HTTP port of the topology: probes, metrics, queries (default: ${DEFAULT-VALUE})")
+    int topologyPort = 8081;
+
     @Override
     public Integer call() throws Exception {
       LocalStack stack;
       try {
-        stack = LocalStack.start(port, Map.of());
+        stack =
+            LocalStack.start(port, Map.of("topology.http.port", Integer.toString(topologyPort)));
       } catch (IllegalArgumentException e) {
         System.err.println("turnstile up: " + e.getMessage());
         return 2;
@@ -123,7 +130,8 @@ public final class TurnstileCli implements Runnable {
           "Turnstile is up (data in a temporary folder, deleted on stop).%n"
               + "  HTTP bridge:        http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events"
               + " and .../events:batch, /health/live, /health/ready, /metrics)%n"
-              + "  Topology probes:    http://127.0.0.1:%d  (/health/live, /health/ready, /metrics)%n"
+              + "  Topology HTTP:      http://127.0.0.1:%d  (GET /api/v1/devices/{deviceId}/sessions,"
+              + " /api/v1/merge/{mergeKey}, /health/live, /health/ready, /metrics)%n"
               + "  Kafka bootstrap:    %s%n"
               + "  Service Bus queue:  %s  on  %s%n"
               + "  Topics:             %s%n"
@@ -136,6 +144,8 @@ public final class TurnstileCli implements Runnable {
               + "    -d '{\"eventId\":\"e-1\",\"type\":\"Started\","
               + "\"occurredAt\":\"2015-01-01T10:00:00Z\"}' \\%n"
               + "    http://127.0.0.1:%d/api/v1/devices/station-1/events%n"
+              + "Then ask the topology for the device's sessions:%n"
+              + "  curl -s http://127.0.0.1:%d/api/v1/devices/station-1/sessions%n"
               + "Logs go to stderr. Press Ctrl-C to stop.%n",
           stack.httpPort(),
           stack.topologyHealthPort(),
@@ -146,7 +156,8 @@ public final class TurnstileCli implements Runnable {
           stack.deviceToken(),
           stack.credentialsFile(),
           stack.deviceToken(),
-          stack.httpPort());
+          stack.httpPort(),
+          stack.topologyHealthPort());
       stopped.await();
       return 0;
     }

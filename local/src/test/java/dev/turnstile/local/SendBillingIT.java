@@ -26,7 +26,8 @@ import picocli.CommandLine;
 /**
  * The README's hand-run example: a station's {@code Started} and {@code Finished} over HTTP with
  * timestamps from the current time, then {@code ./turnstile send-billing} with the connection
- * string {@code up} prints; the settled session appears on {@code post-merge.v1}.
+ * string {@code up} prints; the settled session appears on {@code post-merge.v1}, and the
+ * topology's queries answer what its topics say.
  */
 class SendBillingIT {
 
@@ -114,6 +115,45 @@ class SendBillingIT {
                 read -> read.stream().anyMatch(corrected),
                 Duration.ofSeconds(60)))
         .anySatisfy(r -> assertThat(corrected.test(r)).isTrue());
+
+    // The README's two queries: the topology's state says what its topics say.
+    List<ConsumerRecord<String, byte[]>> results =
+        TopicReader.readUntil(
+            stack.bootstrapServers(),
+            TopicCatalogue.MERGE_RESULTS.baseName(),
+            read -> read.stream().filter(r -> "readme-42".equals(r.key())).count() >= 3,
+            Duration.ofSeconds(60));
+    com.fasterxml.jackson.databind.JsonNode last =
+        Json.mapper()
+            .readTree(
+                results.stream()
+                    .filter(r -> "readme-42".equals(r.key()))
+                    .reduce((a, b) -> b)
+                    .orElseThrow()
+                    .value());
+    com.fasterxml.jackson.databind.JsonNode merged =
+        Json.mapper().readTree(query("/api/v1/merge/readme-42"));
+    assertThat(merged.get("mergeResultId")).isEqualTo(last.get("mergeResultId"));
+    assertThat(merged.get("document")).isEqualTo(last.get("document"));
+    com.fasterxml.jackson.databind.JsonNode sessions =
+        Json.mapper().readTree(query("/api/v1/devices/station-1/sessions"));
+    assertThat(sessions.get("open")).isEmpty();
+    assertThat(sessions.get("recentlyEnded").get(0).get("sessionRef").asText())
+        .isEqualTo("readme-42");
+    assertThat(sessions.get("recentlyEnded").get(0).get("outcome").asText()).isEqualTo("Closed");
+  }
+
+  /** GET on the topology's HTTP server; fails unless 200. */
+  private static String query(String path) throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + stack.topologyHealthPort() + path))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+    return response.body();
   }
 
   private static java.math.BigDecimal dollars(ConsumerRecord<String, byte[]> record) {

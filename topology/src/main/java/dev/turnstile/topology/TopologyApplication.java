@@ -2,6 +2,7 @@ package dev.turnstile.topology;
 
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
+import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
 import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
@@ -10,6 +11,9 @@ import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -21,6 +25,7 @@ import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +75,7 @@ public final class TopologyApplication implements AutoCloseable {
    * of tag keys for one name, so whichever kind registered second (the dedup window stores, often)
    * was dropped. One tag key, {@code rocksdb_state_id}, names every store.
    */
-  static PrometheusMeterRegistry newRegistry() {
+  public static PrometheusMeterRegistry newRegistry() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry
         .config()
@@ -90,11 +95,26 @@ public final class TopologyApplication implements AutoCloseable {
 
   /**
    * As {@link #start(TopologyConfig)}, binding Kafka Streams' metrics to {@code registry} (made by
-   * {@link #newRegistry()}).
+   * {@link #newRegistry()}), with {@code topology.query.advertised-server} as {@code
+   * application.server} when set.
    */
   public static TopologyApplication start(TopologyConfig config, PrometheusMeterRegistry registry) {
-    KafkaStreams streams =
-        new KafkaStreams(TurnstileTopology.build(config), streamsProperties(config));
+    return start(config, registry, config.query().advertisedServer().orElse(null));
+  }
+
+  /**
+   * As {@link #start(TopologyConfig, PrometheusMeterRegistry)}, advertising {@code
+   * applicationServer} ({@code host:port} of this instance's HTTP server, see {@link
+   * #advertisedServer}) as Kafka Streams' {@code application.server}, so that every instance knows
+   * where each key's state is queried; null advertises nothing.
+   */
+  public static TopologyApplication start(
+      TopologyConfig config, PrometheusMeterRegistry registry, String applicationServer) {
+    Properties properties = streamsProperties(config);
+    if (applicationServer != null) {
+      properties.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
+    }
+    KafkaStreams streams = new KafkaStreams(TurnstileTopology.build(config), properties);
     // Record-level problems are answered inside the stages and by RejectingExceptionHandler
     // (rejected-events.v1). What reaches here is a broken environment (lost state directory,
     // fenced for good, a changelog write refused): stop this client so the pod restarts visibly
@@ -144,6 +164,41 @@ public final class TopologyApplication implements AutoCloseable {
     p.putAll(config.kafkaCommon());
     p.putAll(config.streamsOverrides());
     return p;
+  }
+
+  /**
+   * The {@code application.server} of an instance whose HTTP server listens on {@code httpPort}:
+   * {@code topology.query.advertised-server} when set; else {@code topology.http.host} when it
+   * names one interface, or this host's address (on Kubernetes the pod IP) when it is a wildcard;
+   * with {@code httpPort}.
+   */
+  public static String advertisedServer(TopologyConfig config, int httpPort) {
+    if (config.query().advertisedServer().isPresent()) {
+      return config.query().advertisedServer().get();
+    }
+    String host = config.httpHost();
+    if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) {
+      try {
+        host = InetAddress.getLocalHost().getHostAddress();
+      } catch (UnknownHostException e) {
+        host = InetAddress.getLoopbackAddress().getHostAddress();
+      }
+    }
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + httpPort;
+  }
+
+  /**
+   * The read-only queries over this client's state stores (IQv2), answering as {@code
+   * applicationServer}.
+   */
+  public KafkaStreamsStateQueries queries(TopologyConfig config, String applicationServer) {
+    return new KafkaStreamsStateQueries(
+        () -> streams,
+        applicationServer == null ? null : HostInfo.buildFromEndpoint(applicationServer),
+        config.query().standbyMaxLagRecords(),
+        config.merge().retention(),
+        config.merge().maxPatches(),
+        Clock.systemUTC());
   }
 
   public KafkaStreams.State state() {

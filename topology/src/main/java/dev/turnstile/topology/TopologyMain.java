@@ -44,7 +44,10 @@ public final class TopologyMain {
     LOG.info("starting with {}", config);
     TopologyProcess process = TopologyProcess.start(config);
     LOG.info(
-        "probes and metrics on port {}: /health/live /health/ready /metrics", process.healthPort());
+        "HTTP on port {} (advertised to the other instances as {}): /health/live /health/ready"
+            + " /metrics /api/v1/devices/{deviceId}/sessions /api/v1/merge/{mergeKey}",
+        process.healthPort(),
+        process.advertisedServer());
     Runtime.getRuntime().addShutdownHook(new Thread(process::close, "topology-shutdown"));
     int code = process.awaitExit();
     process.close();

@@ -3,7 +3,9 @@ package dev.turnstile.topology;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.runtime.topics.TopicWatch;
-import dev.turnstile.topology.adapter.http.HealthServer;
+import dev.turnstile.topology.adapter.http.QueryRoutes;
+import dev.turnstile.topology.adapter.http.TopologyHttpServer;
+import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -47,7 +49,8 @@ public final class TopologyProcess implements AutoCloseable {
   private final TopologyConfig config;
   private final Admin admin;
   private final TopicWatch topics;
-  private final HealthServer health;
+  private final TopologyHttpServer http;
+  private final String advertisedServer;
   private final ScheduledExecutorService scheduler;
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
   private final PrometheusMeterRegistry registry = TopologyApplication.newRegistry();
@@ -60,14 +63,12 @@ public final class TopologyProcess implements AutoCloseable {
     StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
     this.admin = Admin.create(streams.getAdminConfigs(config.applicationId() + "-topics"));
     this.topics = new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), (short) 0));
-    this.health =
-        HealthServer.start(
+    this.http =
+        TopologyHttpServer.start(
             config.httpHost(),
             config.httpPort(),
-            this::live,
-            this::ready,
-            this::state,
-            registry::scrape);
+            new TopologyHttpServer.Probes(this::live, this::ready, this::state, registry::scrape));
+    this.advertisedServer = TopologyApplication.advertisedServer(config, http.port());
     Gauge.builder("turnstile.topics.as.declared", topics, t -> t.status().asDeclared() ? 1 : 0)
         .description("1 while every topic this process uses exists as the catalogue declares")
         .register(registry);
@@ -93,9 +94,14 @@ public final class TopologyProcess implements AutoCloseable {
     return process;
   }
 
-  /** The port of the probes and metrics server. */
+  /** The port of the HTTP server: probes, metrics and queries. */
   public int healthPort() {
-    return health.port();
+    return http.port();
+  }
+
+  /** This instance's {@code application.server}: where other instances forward queries to. */
+  public String advertisedServer() {
+    return advertisedServer;
   }
 
   private void waitForTopicsThenRun() {
@@ -124,7 +130,12 @@ public final class TopologyProcess implements AutoCloseable {
         return;
       }
       phase = "STARTING";
-      app = TopologyApplication.start(config, registry);
+      app = TopologyApplication.start(config, registry, advertisedServer);
+      KafkaStreamsStateQueries queries = app.queries(config, advertisedServer);
+      http.serveQueries(
+          new QueryRoutes.UseCases(queries, queries),
+          advertisedServer,
+          config.query().forwardTimeout());
     }
     long interval = config.topicsCheckInterval().toMillis();
     scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);
@@ -196,7 +207,7 @@ public final class TopologyProcess implements AutoCloseable {
     if (running != null) {
       running.close();
     }
-    health.close();
+    http.close();
     admin.close(Duration.ofSeconds(5));
   }
 }

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
-import dev.turnstile.topology.adapter.http.HealthServer;
+import dev.turnstile.topology.adapter.http.TopologyHttpServer;
 import dev.turnstile.topology.adapter.streams.Names;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
@@ -39,7 +39,7 @@ class TopologyMetricsIT {
   @TempDir static Path home;
   static EmbeddedKafka kafka;
   static TopologyApplication topology;
-  static HealthServer health;
+  static TopologyHttpServer health;
 
   @BeforeAll
   static void start() throws InterruptedException {
@@ -58,13 +58,11 @@ class TopologyMetricsIT {
     topology = TopologyApplication.start(config);
     assertThat(topology.awaitRunning(Duration.ofSeconds(60))).isTrue();
     health =
-        HealthServer.start(
+        TopologyHttpServer.start(
             "127.0.0.1",
             0,
-            topology::live,
-            topology::ready,
-            () -> topology.state().name(),
-            topology::scrape);
+            new TopologyHttpServer.Probes(
+                topology::live, topology::ready, () -> topology.state().name(), topology::scrape));
   }
 
   @AfterAll

@@ -32,6 +32,7 @@ public record TopologyConfig(
     String httpHost,
     int httpPort,
     MergeSettings merge,
+    QuerySettings query,
     Duration topicsWait,
     Duration topicsCheckInterval,
     Map<String, String> kafkaCommon,
@@ -69,6 +70,7 @@ public record TopologyConfig(
         s.string("topology.http.host"),
         s.integer("topology.http.port"),
         MergeSettings.from(values),
+        QuerySettings.from(values),
         s.millis("topology.topics.wait-ms"),
         s.millis("topology.topics.check-interval-ms"),
         s.passThrough(TopologyConfigModel.KAFKA_PREFIX),
@@ -122,6 +124,8 @@ public record TopologyConfig(
         + punctuateInterval
         + ", merge="
         + merge
+        + ", query="
+        + query
         + ", kafka="
         + shown
         + "]";

@@ -214,7 +214,7 @@ public final class TopologyConfigModel {
         "0.0.0.0",
         null,
         LOW,
-        "interface of the probes and metrics server");
+        "interface of the HTTP server (probes, metrics, queries)");
     def(
         d,
         g,
@@ -225,7 +225,44 @@ public final class TopologyConfigModel {
         Range.between(0, 65_535),
         MEDIUM,
         "`GET /health/live`, `/health/ready` (`RUNNING` and topics as declared), `/metrics`"
-            + " (Prometheus); 0 = any free port");
+            + " (Prometheus), the queries `/api/v1/devices/{deviceId}/sessions` and"
+            + " `/api/v1/merge/{mergeKey}`; 0 = any free port");
+    def(
+        d,
+        g,
+        o,
+        "topology.query.advertised-server",
+        Type.STRING,
+        null,
+        HOST_PORT,
+        MEDIUM,
+        "`host:port` at which the other topology instances reach this one's HTTP server, given to"
+            + " Kafka Streams as `application.server`: a query for a key another instance owns is"
+            + " forwarded there. Default: this host's address (on Kubernetes the pod IP) and the"
+            + " port the server listens on");
+    def(
+        d,
+        g,
+        o,
+        "topology.query.standby-max-lag-records",
+        Type.LONG,
+        QuerySettings.NO_STANDBY_READS,
+        Range.atLeast(-1),
+        LOW,
+        "staleness bound of query answers from a standby replica: a standby whose changelog lags"
+            + " at most this many records answers queries for its keys instead of forwarding them"
+            + " to the active task; -1 = standbys never answer");
+    def(
+        d,
+        g,
+        o,
+        "topology.query.forward-timeout-ms",
+        Type.LONG,
+        2_000L,
+        Range.atLeast(100),
+        LOW,
+        "how long a query forwarded to the instance that owns its key may take; after it, `503`"
+            + " with `Retry-After`");
     def(
         d,
         g,
@@ -405,6 +442,7 @@ public final class TopologyConfigModel {
     fixed.put(StreamsConfig.STATE_DIR_CONFIG, "set topology.state-dir");
     fixed.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "set topology.num-stream-threads");
     fixed.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "set topology.num-standby-replicas");
+    fixed.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "set topology.query.advertised-server");
     fixed.put(
         StreamsConfig.GROUP_PROTOCOL_CONFIG,
         "fixed at classic: the streams protocol lacks warm-ups and the HA assignor");
@@ -538,7 +576,33 @@ public final class TopologyConfigModel {
         }
       };
 
-  /** The topology's keys (declared last: it uses the validator above). */
+  private static final ConfigDef.Validator HOST_PORT =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          if (value == null || ((String) value).isBlank()) {
+            return;
+          }
+          String text = ((String) value).trim();
+          int colon = text.lastIndexOf(':');
+          int port = -1;
+          try {
+            port = colon > 0 ? Integer.parseInt(text.substring(colon + 1)) : -1;
+          } catch (NumberFormatException e) {
+            // reported below
+          }
+          if (port < 1 || port > 65_535) {
+            throw new ConfigException(name, value, "must be host:port with a port in 1..65535");
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "host:port";
+        }
+      };
+
+  /** The topology's keys (declared last: it uses the validators above). */
   public static final ConfigModel MODEL =
       new ConfigModel("turnstile-topology", keys(), List.of(), passThroughs());
 }

@@ -1,8 +1,9 @@
 package dev.turnstile.bridge.adapter.http;
 
-import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
+import dev.turnstile.runtime.http.Problems;
+import dev.turnstile.runtime.http.Problems.Kind;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;

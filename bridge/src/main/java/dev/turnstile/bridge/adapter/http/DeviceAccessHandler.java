@@ -1,12 +1,13 @@
 package dev.turnstile.bridge.adapter.http;
 
-import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
+import dev.turnstile.runtime.http.Problems;
+import dev.turnstile.runtime.http.Problems.Kind;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.TimeUnit;

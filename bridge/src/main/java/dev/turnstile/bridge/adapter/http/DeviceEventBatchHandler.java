@@ -1,7 +1,6 @@
 package dev.turnstile.bridge.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
@@ -10,6 +9,8 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.runtime.http.Problems;
+import dev.turnstile.runtime.http.Problems.Kind;
 import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

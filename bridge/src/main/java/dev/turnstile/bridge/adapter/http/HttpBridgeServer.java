@@ -1,11 +1,12 @@
 package dev.turnstile.bridge.adapter.http;
 
-import dev.turnstile.bridge.adapter.http.Problems.Kind;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
+import dev.turnstile.runtime.http.Problems;
+import dev.turnstile.runtime.http.Problems.Kind;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.DeploymentOptions;

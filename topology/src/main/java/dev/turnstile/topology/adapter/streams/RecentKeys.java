@@ -81,6 +81,18 @@ final class RecentKeys {
     store.put(key, stored, bucket(atMillis));
   }
 
+  /**
+   * A stored value read back: what {@link #put} wrote, as a query of the store returns it; empty
+   * when it is too short to be one.
+   */
+  static Optional<Entry> entry(byte[] stored) {
+    if (stored == null || stored.length < TIME_BYTES) {
+      return Optional.empty();
+    }
+    long at = ByteBuffer.wrap(stored).getLong();
+    return Optional.of(new Entry(at, Arrays.copyOfRange(stored, TIME_BYTES, stored.length)));
+  }
+
   private long bucket(long atMillis) {
     return Math.max(0, atMillis) / bucketMs * bucketMs;
   }

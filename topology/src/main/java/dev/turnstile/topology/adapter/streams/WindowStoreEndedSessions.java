@@ -4,6 +4,7 @@ import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.topology.domain.session.EndedSessions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Optional;
 import org.apache.kafka.common.utils.Bytes;
 
@@ -50,5 +51,31 @@ final class WindowStoreEndedSessions implements EndedSessions {
             .put(device)
             .put(ref)
             .array());
+  }
+
+  /**
+   * The smallest and largest key any of {@code deviceId}'s entries can have, for a key-range read
+   * of one device: every key of the device starts with its length-prefixed id, and a reference is
+   * UTF-8, which never holds the byte {@code 0xFF}.
+   */
+  static Bytes[] deviceRange(String deviceId) {
+    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
+    byte[] from = ByteBuffer.allocate(4 + device.length).putInt(device.length).put(device).array();
+    byte[] to = Arrays.copyOf(from, from.length + 1);
+    to[from.length] = (byte) 0xFF;
+    return new Bytes[] {Bytes.wrap(from), Bytes.wrap(to)};
+  }
+
+  /** The session reference in an entry's key, or empty when the key is not {@code deviceId}'s. */
+  static Optional<String> sessionRef(Bytes key, String deviceId) {
+    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = key.get();
+    int prefix = 4 + device.length;
+    if (bytes.length <= prefix
+        || ByteBuffer.wrap(bytes).getInt() != device.length
+        || !Arrays.equals(bytes, 4, prefix, device, 0, device.length)) {
+      return Optional.empty();
+    }
+    return Optional.of(new String(bytes, prefix, bytes.length - prefix, StandardCharsets.UTF_8));
   }
 }

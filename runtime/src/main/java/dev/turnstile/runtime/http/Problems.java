@@ -1,4 +1,4 @@
-package dev.turnstile.bridge.adapter.http;
+package dev.turnstile.runtime.http;
 
 import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
@@ -9,16 +9,22 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 
-/** Every error of the HTTP API in one shape: RFC 9457 {@code application/problem+json}. */
-final class Problems {
+/**
+ * Every error of Turnstile's HTTP APIs (the bridge's device API, the topology's queries) in one
+ * shape: RFC 9457 {@code application/problem+json} with {@code type} ({@value #TYPE_BASE} + the
+ * kind's slug), {@code title}, {@code status}, {@code detail}, {@code instance} (the request path)
+ * and, for a body that breaks a schema, {@code errors} ({@code pointer}, {@code keyword}, {@code
+ * message}). Shared by both processes so that a client handles one shape.
+ */
+public final class Problems {
 
-  static final String CONTENT_TYPE = "application/problem+json";
-  static final String TYPE_BASE = "https://turnstile.dev/problems/";
+  public static final String CONTENT_TYPE = "application/problem+json";
+  public static final String TYPE_BASE = "https://turnstile.dev/problems/";
 
   private Problems() {}
 
   /** A problem kind: its URI slug, HTTP status and title. */
-  enum Kind {
+  public enum Kind {
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
     MALFORMED_REQUEST("malformed-request", 400, "Malformed HTTP request"),
     INVALID_DEVICE_ID("invalid-device-id", 400, "Invalid device ID"),
@@ -38,11 +44,20 @@ final class Problems {
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),
     SATURATED("saturated", 503, "Too many events in flight"),
     NOT_WRITTEN("not-written", 500, "Event could not be written"),
-    INTERNAL("internal", 500, "Internal error");
+    INTERNAL("internal", 500, "Internal error"),
+    /** Topology queries: a merge key that is empty or longer than the query accepts. */
+    INVALID_MERGE_KEY("invalid-merge-key", 400, "Invalid merge key"),
+    /** Topology queries: no merged document is held for this merge key. */
+    UNKNOWN_MERGE_KEY("unknown-merge-key", 404, "Unknown merge key"),
+    /**
+     * Topology queries: the state that answers is not queryable now (rebalancing, restoring, its
+     * owner unreachable); ask again after {@code Retry-After}.
+     */
+    STATE_UNAVAILABLE("state-unavailable", 503, "State not queryable now");
 
-    final String slug;
-    final int status;
-    final String title;
+    public final String slug;
+    public final int status;
+    public final String title;
 
     Kind(String slug, int status, String title) {
       this.slug = slug;
@@ -51,16 +66,19 @@ final class Problems {
     }
   }
 
-  static void send(RoutingContext ctx, Kind kind, String detail) {
+  /** Answers with the problem; {@code detail} says what was wrong with this request. */
+  public static void send(RoutingContext ctx, Kind kind, String detail) {
     send(ctx, kind, detail, null);
   }
 
-  static void send(RoutingContext ctx, Kind kind, String detail, List<Violation> violations) {
+  /** As {@link #send(RoutingContext, Kind, String)}, listing each schema violation. */
+  public static void send(
+      RoutingContext ctx, Kind kind, String detail, List<Violation> violations) {
     send(ctx.request(), kind, detail, violations);
   }
 
   /** Answers the request with the problem; the future completes once it is written. */
-  static Future<Void> send(
+  public static Future<Void> send(
       HttpServerRequest request, Kind kind, String detail, List<Violation> violations) {
     HttpServerResponse response = request.response();
     if (response.ended() || response.closed()) {

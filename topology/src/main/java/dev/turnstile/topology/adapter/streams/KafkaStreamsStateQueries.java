@@ -1,0 +1,250 @@
+package dev.turnstile.topology.adapter.streams;
+
+import dev.turnstile.topology.port.in.DeviceSessionsView;
+import dev.turnstile.topology.port.in.MergedDocumentView;
+import dev.turnstile.topology.port.in.QueryAnswer;
+import dev.turnstile.topology.port.in.QueryDeviceSessionsUseCase;
+import dev.turnstile.topology.port.in.QueryMergedDocumentUseCase;
+import dev.turnstile.topology.port.in.QueryScope;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.LagInfo;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.query.FailureReason;
+import org.apache.kafka.streams.query.KeyQuery;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.query.StateQueryRequest;
+import org.apache.kafka.streams.query.WindowKeyQuery;
+import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyWindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
+
+/**
+ * The topology's read-only queries over Kafka Streams Interactive Queries v2 (KIP-796): {@link
+ * KafkaStreams#query} with a {@link KeyQuery} on {@code device-session-store} and a {@link
+ * WindowKeyQuery} on {@code merge-store}, one partition each, the one {@link
+ * KafkaStreams#queryMetadataForKey} names for the key.
+ *
+ * <p><b>Who answers.</b> Only while Kafka Streams is {@code RUNNING}. The active task's store when
+ * it is here ({@link StateQueryRequest#requireActive()}); else, when {@code standbyMaxLag >= 0}, a
+ * standby replica here whose changelog lag ({@link KafkaStreams#allLocalStorePartitionLags()}) is
+ * at most that many records; else the answer names the active host ({@code application.server}) for
+ * the caller to ask. No owner known, an IQv2 failure ({@code NOT_ACTIVE} or {@code NOT_PRESENT}
+ * after metadata named this instance, {@code NOT_UP_TO_BOUND}, a store exception): {@link
+ * QueryAnswer.Unavailable}, never an empty answer.
+ *
+ * <p><b>Ended sessions.</b> {@code device-session-ended-store} is keyed by device and session
+ * reference; listing one device's entries needs a key-range read, which IQv2 does not offer for
+ * window stores ({@code WindowRangeQuery} takes one key or none). That one read goes through the
+ * store's read-only view ({@link KafkaStreams#store}) for the same partition, active only unless
+ * the standby rule above applies. The open sessions are read first and the ended ones second;
+ * {@link StateViews} drops a session found in both.
+ */
+public final class KafkaStreamsStateQueries
+    implements QueryDeviceSessionsUseCase, QueryMergedDocumentUseCase {
+
+  private final Supplier<KafkaStreams> streams;
+  private final HostInfo self;
+  private final long standbyMaxLag;
+  private final Duration mergeRetention;
+  private final int maxPatches;
+  private final Clock clock;
+
+  /**
+   * @param streams the running client, or null before it was created
+   * @param self this instance's {@code application.server}, or null when none is set
+   * @param standbyMaxLag how many records a local standby may lag and still answer; negative: only
+   *     active tasks answer
+   */
+  public KafkaStreamsStateQueries(
+      Supplier<KafkaStreams> streams,
+      HostInfo self,
+      long standbyMaxLag,
+      Duration mergeRetention,
+      int maxPatches,
+      Clock clock) {
+    this.streams = streams;
+    this.self = self;
+    this.standbyMaxLag = standbyMaxLag;
+    this.mergeRetention = mergeRetention;
+    this.maxPatches = maxPatches;
+    this.clock = clock;
+  }
+
+  @Override
+  public QueryAnswer<DeviceSessionsView> deviceSessions(String deviceId, QueryScope scope) {
+    return answer(
+        Names.DEVICE_SESSION_STORE,
+        deviceId,
+        scope,
+        (client, partition, active) -> {
+          QueryResult<byte[]> open =
+              client
+                  .query(
+                      request(
+                          Names.DEVICE_SESSION_STORE,
+                          KeyQuery.<String, byte[]>withKey(deviceId),
+                          partition,
+                          active))
+                  .getPartitionResults()
+                  .get(partition);
+          if (open == null || open.isFailure()) {
+            return failed(open);
+          }
+          List<KeyValue<Bytes, byte[]>> ended = endedEntries(client, deviceId, partition, active);
+          Instant asOf = clock.instant();
+          return new QueryAnswer.Found<>(
+              StateViews.deviceSessions(deviceId, open.getResult(), ended, asOf), !active);
+        });
+  }
+
+  @Override
+  public QueryAnswer<MergedDocumentView> mergedDocument(String mergeKey, QueryScope scope) {
+    return answer(
+        Names.MERGE_STORE,
+        mergeKey,
+        scope,
+        (client, partition, active) -> {
+          Bytes key = Bytes.wrap(mergeKey.getBytes(StandardCharsets.UTF_8));
+          QueryResult<WindowStoreIterator<byte[]>> result =
+              client
+                  .query(
+                      request(
+                          Names.MERGE_STORE,
+                          WindowKeyQuery.<Bytes, byte[]>withKeyAndWindowStartRange(
+                              key, Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE)),
+                          partition,
+                          active))
+                  .getPartitionResults()
+                  .get(partition);
+          if (result == null || result.isFailure()) {
+            return failed(result);
+          }
+          byte[] newest = null;
+          try (WindowStoreIterator<byte[]> windows = result.getResult()) {
+            // Ascending window start: the last bucket holds the key's current state.
+            while (windows.hasNext()) {
+              newest = windows.next().value;
+            }
+          }
+          Optional<MergedDocumentView> view =
+              StateViews.mergedDocument(
+                  mergeKey, newest, clock.instant(), mergeRetention, maxPatches);
+          return view.<QueryAnswer<MergedDocumentView>>map(v -> new QueryAnswer.Found<>(v, !active))
+              .orElseGet(QueryAnswer.NotFound::new);
+        });
+  }
+
+  /**
+   * Reads a key's state from one partition's store, the active one or a standby; null when that
+   * store is not on this instance (IQv2 {@code NOT_ACTIVE} or {@code NOT_PRESENT}).
+   */
+  private interface Read<T> {
+    QueryAnswer<T> read(KafkaStreams client, int partition, boolean active);
+  }
+
+  private <T> QueryAnswer<T> answer(String store, String key, QueryScope scope, Read<T> read) {
+    KafkaStreams client = streams.get();
+    if (client == null || client.state() != KafkaStreams.State.RUNNING) {
+      return new QueryAnswer.Unavailable<>(
+          "Kafka Streams is " + (client == null ? "not started" : client.state()));
+    }
+    try {
+      KeyQueryMetadata owner = client.queryMetadataForKey(store, key, Serdes.String().serializer());
+      if (owner == null || owner.partition() < 0) {
+        return new QueryAnswer.Unavailable<>("no owner of the key is known (rebalancing)");
+      }
+      int partition = owner.partition();
+      QueryAnswer<T> local = read.read(client, partition, true);
+      if (local != null) {
+        return local;
+      }
+      if (standbyWithinBound(client, store, partition)) {
+        QueryAnswer<T> standby = read.read(client, partition, false);
+        if (standby != null) {
+          return standby;
+        }
+      }
+      HostInfo active = owner.activeHost();
+      if (scope == QueryScope.LOCAL_ONLY
+          || active == null
+          || active.port() < 0
+          || active.equals(self)
+          || self == null) {
+        return new QueryAnswer.Unavailable<>(
+            "partition " + partition + " of " + store + " is not active here" + ownerNote(active));
+      }
+      return new QueryAnswer.OwnedBy<>(active.host() + ":" + active.port());
+    } catch (StreamsException | IllegalStateException e) {
+      // Thrown while the client changes state under the query (a rebalance, a shutdown).
+      return new QueryAnswer.Unavailable<>(e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  private static String ownerNote(HostInfo active) {
+    return active == null || active.port() < 0 ? " and its owner is not known" : "";
+  }
+
+  /** Null (not here) for {@code NOT_ACTIVE}, {@code NOT_PRESENT}; else unavailable. */
+  private static <R, T> QueryAnswer<T> failed(QueryResult<R> result) {
+    FailureReason reason = result == null ? FailureReason.NOT_PRESENT : result.getFailureReason();
+    if (reason == FailureReason.NOT_ACTIVE || reason == FailureReason.NOT_PRESENT) {
+      return null;
+    }
+    return new QueryAnswer.Unavailable<>("IQv2 " + reason + ": " + result.getFailureMessage());
+  }
+
+  private static <R> StateQueryRequest<R> request(
+      String store, Query<R> query, int partition, boolean active) {
+    StateQueryRequest<R> request =
+        StateQueryRequest.inStore(store).withQuery(query).withPartitions(Set.of(partition));
+    return active ? request.requireActive() : request;
+  }
+
+  private boolean standbyWithinBound(KafkaStreams client, String store, int partition) {
+    if (standbyMaxLag < 0) {
+      return false;
+    }
+    Map<Integer, LagInfo> lags = client.allLocalStorePartitionLags().get(store);
+    LagInfo lag = lags == null ? null : lags.get(partition);
+    return lag != null && lag.offsetLag() <= standbyMaxLag;
+  }
+
+  private static List<KeyValue<Bytes, byte[]>> endedEntries(
+      KafkaStreams client, String deviceId, int partition, boolean active) {
+    StoreQueryParameters<ReadOnlyWindowStore<Bytes, byte[]>> parameters =
+        StoreQueryParameters.fromNameAndType(
+                Names.DEVICE_SESSION_ENDED_STORE, QueryableStoreTypes.<Bytes, byte[]>windowStore())
+            .withPartition(partition);
+    ReadOnlyWindowStore<Bytes, byte[]> store =
+        client.store(active ? parameters : parameters.enableStaleStores());
+    Bytes[] range = WindowStoreEndedSessions.deviceRange(deviceId);
+    List<KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+    try (KeyValueIterator<Windowed<Bytes>, byte[]> all =
+        store.fetch(range[0], range[1], Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE))) {
+      while (all.hasNext()) {
+        KeyValue<Windowed<Bytes>, byte[]> next = all.next();
+        entries.add(KeyValue.pair(next.key.key(), next.value));
+      }
+    }
+    return entries;
+  }
+}
