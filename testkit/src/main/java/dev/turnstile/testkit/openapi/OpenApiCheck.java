@@ -22,6 +22,7 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +32,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -170,6 +172,9 @@ public final class OpenApiCheck implements AutoCloseable {
     }
     JsonObject headers = response.getJsonObject("headers", new JsonObject());
     for (String header : headers.fieldNames()) {
+      if (header.startsWith("__")) {
+        continue; // the library's annotations of a resolved reference
+      }
       String value = header(fields, header.toLowerCase(java.util.Locale.ROOT));
       if (value == null) {
         throw new AssertionError(where + ": no " + header + " header, as " + name + " requires");
@@ -255,7 +260,10 @@ public final class OpenApiCheck implements AutoCloseable {
     return found;
   }
 
-  /** The YAML tree with each relative {@code $ref} made absolute against {@code documentUri}. */
+  /**
+   * The YAML tree with each relative {@code $ref} made absolute against {@code documentUri};
+   * mutable, as the library dereferences in place.
+   */
   @SuppressWarnings("unchecked")
   private static Map<String, Object> absoluteRefs(Map<String, Object> node, URI documentUri) {
     Map<String, Object> copy = new LinkedHashMap<>();
@@ -274,7 +282,7 @@ public final class OpenApiCheck implements AutoCloseable {
                             item instanceof Map<?, ?> map
                                 ? absoluteRefs((Map<String, Object>) map, documentUri)
                                 : item)
-                    .toList());
+                    .collect(Collectors.toCollection(ArrayList::new)));
           } else {
             copy.put(key, value);
           }
