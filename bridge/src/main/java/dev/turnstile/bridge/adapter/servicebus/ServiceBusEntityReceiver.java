@@ -30,9 +30,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One entity's processor client and its message callback. The callback waits, bounded by the settle
- * timeout, for Kafka's acknowledgement: the SDK renews the lock only while the callback runs. It
- * counts itself in flight so that pausing and closing can wait for it before stopping the client
- * (stopping disposes the receiver under running callbacks, Azure/azure-sdk-for-java#45716).
+ * timeout, for Kafka's acknowledgement: the SDK renews the lock only while the callback runs. While
+ * the {@link IntakeGate} is paused it holds its message and waits (at most the lock renewal cap
+ * less the settle timeout) instead of giving it back, so an outage does not run delivery counts up
+ * to the dead-letter queue. It counts itself in flight so that closing can wait for it before
+ * closing the client (closing disposes the receiver under running callbacks,
+ * Azure/azure-sdk-for-java#45716).
  */
 final class ServiceBusEntityReceiver {
 
@@ -51,6 +54,7 @@ final class ServiceBusEntityReceiver {
   private final ServiceBusConfig.Entity entity;
   private final RelayServiceBusMessageUseCase useCase;
   private final Duration settleTimeout;
+  private final Duration longestWait;
   private final IntakeGate gate;
   private final ServiceBusMetrics metrics;
   private final ServiceBusProcessorClient processor;
@@ -73,6 +77,8 @@ final class ServiceBusEntityReceiver {
     this.entity = entity;
     this.useCase = useCase;
     this.settleTimeout = settleTimeout;
+    // A message held through a pause must still be relayed and settled under a renewed lock.
+    this.longestWait = maxOf(Duration.ZERO, entity.maxAutoLockRenew().minus(settleTimeout));
     this.gate = gate;
     this.metrics =
         new ServiceBusMetrics(registry, entity.name(), inFlight::get, () -> gate.halted() ? 1 : 0);
@@ -86,13 +92,6 @@ final class ServiceBusEntityReceiver {
   synchronized void start() {
     if (!closed) {
       processor.start();
-    }
-  }
-
-  /** Stops pulling; {@link #start()} resumes on a new link. */
-  synchronized void stop() {
-    if (!closed) {
-      processor.stop();
     }
   }
 
@@ -112,19 +111,34 @@ final class ServiceBusEntityReceiver {
     }
   }
 
+  private static Duration maxOf(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
   int inFlight() {
     return inFlight.get();
   }
 
   void processMessage(ServiceBusReceivedMessageContext context) {
+    long receivedAtNanos = System.nanoTime();
     inFlight.incrementAndGet();
     try {
       metrics.received();
-      if (gate.halted()) {
-        settle(context, new Abandon(AbandonReason.PAUSED, "pulling is paused or closing"));
+      IntakeGate.State state = gate.awaitNotPaused(receivedAtNanos + longestWait.toNanos());
+      if (state != IntakeGate.State.RUNNING) {
+        settle(
+            context,
+            new Abandon(
+                AbandonReason.PAUSED,
+                state == IntakeGate.State.CLOSING
+                    ? "the bridge is closing"
+                    : "Kafka still cannot take writes after " + longestWait));
         return;
       }
       settle(context, relay(toReceivedMessage(context.getMessage())));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      settle(context, new Abandon(AbandonReason.INTERRUPTED, "interrupted while paused"));
     } finally {
       if (inFlight.decrementAndGet() == 0) {
         synchronized (idle) {

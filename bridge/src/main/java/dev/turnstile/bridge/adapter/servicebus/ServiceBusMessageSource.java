@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
  * Receives from every configured Service Bus entity in peek-lock mode, auto-complete off, and
  * relays each message through the use case.
  *
- * <p>When Kafka cannot take a write, the source pauses: new deliveries are abandoned unwritten,
- * running callbacks finish, every processor client stops, and it starts again by itself once Kafka
- * answered a readiness check that began after the pause. So an outage costs a message a delivery or
- * two, not a trip through its delivery count to the dead-letter queue.
+ * <p>When Kafka cannot take a write, the source pauses: each callback holds the message it was
+ * given and waits (its lock renewed by the SDK), so the processors ask for nothing more, until
+ * Kafka answered a readiness check that began after the pause; then the held messages are relayed.
+ * So an outage costs at most the messages that were waiting for Kafka's answer one delivery each,
+ * not a trip through their delivery count to the dead-letter queue (an abandoned message is offered
+ * again at once, and each offer counts).
  *
  * <p>{@link #close(Duration)} stops taking messages, waits for running callbacks, then closes the
  * clients (7.17.x disposes the receiver under running callbacks, Azure/azure-sdk-for-java#45716).
@@ -150,27 +152,15 @@ public final class ServiceBusMessageSource implements AutoCloseable {
     return gate.paused();
   }
 
-  /** The gate just paused: stop every client from the control thread, not from the callback. */
+  /**
+   * The gate just paused: callbacks now wait with their messages (see {@link IntakeGate}); check
+   * from the control thread until Kafka is back.
+   */
   private void pausedForKafka(AbandonReason reason) {
-    LOG.warn("Kafka cannot take writes ({}): pausing every Service Bus receiver", reason.slug());
-    control.execute(this::stopAll);
-  }
-
-  private void stopAll() {
-    long deadline = System.nanoTime() + config.settleTimeout().toNanos();
-    try {
-      for (ServiceBusEntityReceiver receiver : receivers) {
-        if (!receiver.awaitIdle(deadline)) {
-          LOG.warn("{} callbacks still running on {}", receiver.inFlight(), receiver.entity());
-        }
-        if (gate.paused()) {
-          receiver.stop();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
-    }
+    LOG.warn(
+        "Kafka cannot take writes ({}): every Service Bus receiver holds its messages until it is"
+            + " back",
+        reason.slug());
     scheduleResumeCheck();
   }
 
@@ -188,8 +178,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
       return;
     }
     if (gate.resume()) {
-      LOG.info("Kafka is back: resuming every Service Bus receiver");
-      receivers.forEach(ServiceBusEntityReceiver::start);
+      LOG.info("Kafka is back: every Service Bus receiver relays again");
     }
   }
 

@@ -73,7 +73,10 @@ public interface RelayServiceBusMessageUseCase {
     UNAVAILABLE("unavailable", true),
     /** No Kafka acknowledgement within the settle timeout: pause. */
     SETTLE_TIMEOUT("settle-timeout", true),
-    /** Delivered while pulling is paused or closing; not written. */
+    /**
+     * Held through a pause for as long as its lock could be renewed, or delivered while closing;
+     * not written.
+     */
     PAUSED("paused", false),
     /** The callback's thread was interrupted (the bridge is stopping). */
     INTERRUPTED("interrupted", false),

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.AbandonReason;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class IntakeGateTest {
@@ -61,5 +64,43 @@ class IntakeGateTest {
     assertThat(gate.paused()).isFalse();
     assertThat(gate.halted()).isTrue();
     assertThat(pauses).hasSize(1);
+  }
+
+  @Test
+  void aWaitingCallbackIsWokenByResumeOrCloseAndOtherwiseWaitsUntilItsDeadline() throws Exception {
+    long far = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    assertThat(gate.awaitNotPaused(far)).isEqualTo(IntakeGate.State.RUNNING);
+
+    gate.abandoned(AbandonReason.UNAVAILABLE);
+    long soon = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+    assertThat(gate.awaitNotPaused(soon)).isEqualTo(IntakeGate.State.PAUSED);
+    assertThat(System.nanoTime()).isGreaterThanOrEqualTo(soon);
+
+    CompletableFuture<IntakeGate.State> resumed = waitOnAnotherThread(far);
+    assertThat(resumed).isNotDone();
+    gate.resume();
+    assertThat(resumed.get(30, TimeUnit.SECONDS)).isEqualTo(IntakeGate.State.RUNNING);
+
+    gate.abandoned(AbandonReason.SETTLE_TIMEOUT);
+    CompletableFuture<IntakeGate.State> closed = waitOnAnotherThread(far);
+    gate.close();
+    assertThat(closed.get(30, TimeUnit.SECONDS)).isEqualTo(IntakeGate.State.CLOSING);
+  }
+
+  private CompletableFuture<IntakeGate.State> waitOnAnotherThread(long deadlineNanos)
+      throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(1);
+    CompletableFuture<IntakeGate.State> result =
+        CompletableFuture.supplyAsync(
+            () -> {
+              started.countDown();
+              try {
+                return gate.awaitNotPaused(deadlineNanos);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    started.await();
+    return result;
   }
 }

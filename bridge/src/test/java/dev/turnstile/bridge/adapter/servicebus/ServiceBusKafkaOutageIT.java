@@ -110,16 +110,65 @@ class ServiceBusKafkaOutageIT {
                     .isEqualTo(ServiceBusHeaders.source("127.0.0.1", "billing")));
   }
 
+  /**
+   * Sixteen concurrent callbacks and a low delivery count: while some callbacks still wait for
+   * Kafka's answer, the others must not take message after message only to give each back at once
+   * (every give-back counts a delivery, and the fifth moves the message to the dead-letter queue).
+   */
+  @Test
+  void concurrentCallbacksWaitOutAnOutageInsteadOfCyclingMessagesToTheDeadLetterQueue() {
+    serviceBus.createQueue("invoices", QueueOptions.DEFAULTS.withMaxDeliveryCount(5));
+    BridgeApplication bridge =
+        BridgeApplication.start(
+            BridgeConfigLoader.fromMap(
+                Map.ofEntries(
+                    Map.entry("kafka.bootstrap.servers", kafka.bootstrapServers()),
+                    Map.entry("bridge.auth.enabled", "false"),
+                    Map.entry("bridge.http.host", "127.0.0.1"),
+                    Map.entry("bridge.http.port", "0"),
+                    Map.entry("bridge.kafka.ack-timeout-ms", "1500"),
+                    Map.entry("bridge.kafka.readiness-interval-ms", "500"),
+                    Map.entry("bridge.servicebus.entities", "invoices"),
+                    Map.entry("bridge.servicebus.entity.invoices.queue", "invoices"),
+                    Map.entry("bridge.servicebus.entity.invoices.max-concurrent-calls", "16"),
+                    Map.entry("bridge.servicebus.entity.invoices.max-auto-lock-renew-ms", "60000"),
+                    Map.entry("bridge.servicebus.connection-string", serviceBus.connectionString()),
+                    Map.entry("bridge.servicebus.local-mode", "true"),
+                    Map.entry("bridge.servicebus.settle-timeout-ms", "5000"),
+                    Map.entry("bridge.servicebus.resume-check-interval-ms", "200"))));
+    try {
+      kafka.stopBroker();
+      sendAll("invoices", ids(100, 164));
+      await().atMost(WAIT).until(bridge::serviceBusPaused);
+      // Well past the ack timeout: every callback that was waiting for Kafka has given up.
+      await()
+          .during(Duration.ofSeconds(4))
+          .atMost(WAIT)
+          .until(() -> serviceBus.deadLetters("invoices").isEmpty());
+      kafka.restartBroker();
+      await().atMost(WAIT).until(() -> serviceBus.completedCount("invoices") == 64);
+    } finally {
+      bridge.close();
+    }
+    assertThat(serviceBus.deadLetters("invoices")).isEmpty();
+    // One give-back per callback that was waiting for Kafka when it went away, at most.
+    assertThat(serviceBus.abandonedCount("invoices")).isLessThanOrEqualTo(16);
+  }
+
   private static List<String> ids(int from, int to) {
     return IntStream.range(from, to).mapToObj(i -> "bill-" + i).toList();
   }
 
   private static void sendAll(List<String> ids) {
+    sendAll("billing", ids);
+  }
+
+  private static void sendAll(String queue, List<String> ids) {
     try (ServiceBusSenderClient sender =
         new ServiceBusClientBuilder()
             .connectionString(serviceBus.connectionString())
             .sender()
-            .queueName("billing")
+            .queueName(queue)
             .buildClient()) {
       for (String id : ids) {
         sender.sendMessage(new ServiceBusMessage("{\"id\":\"" + id + "\"}").setMessageId(id));
