@@ -14,10 +14,6 @@ import dev.turnstile.schemas.ApiDocument;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.openapi.OpenApiCheck;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -304,34 +300,12 @@ class OpenApiContractIT {
 
   /**
    * Writes bytes no {@link java.net.http.HttpClient} sends (a framing it refuses, a body cut
-   * short), reads the answer to the closed connection, checks it against the document and returns
-   * its problem slug.
+   * short), checks the answer to the closed connection against the document and returns its problem
+   * slug.
    */
   private static String raw(String method, String path, String request) throws Exception {
-    byte[] answer;
-    try (Socket socket = new Socket("127.0.0.1", bridge.httpPort())) {
-      socket.setSoTimeout(10_000);
-      OutputStream out = socket.getOutputStream();
-      out.write(request.getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      InputStream in = socket.getInputStream();
-      ByteArrayOutputStream read = new ByteArrayOutputStream();
-      in.transferTo(read);
-      answer = read.toByteArray();
-    }
-    String text = new String(answer, StandardCharsets.UTF_8);
-    int end = text.indexOf("\r\n\r\n");
-    String[] lines = text.substring(0, end).split("\r\n");
-    int status = Integer.parseInt(lines[0].split(" ")[1]);
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (int i = 1; i < lines.length; i++) {
-      int colon = lines[i].indexOf(':');
-      headers
-          .computeIfAbsent(lines[i].substring(0, colon), name -> new ArrayList<>())
-          .add(lines[i].substring(colon + 1).trim());
-    }
-    byte[] body = text.substring(end + 4).getBytes(StandardCharsets.UTF_8);
-    contract.check(method, path, status, headers, body);
-    return slug(text.substring(end + 4));
+    RawExchange answer = RawExchange.send(bridge.httpPort(), request);
+    contract.check(method, path, answer.status(), answer.headers(), answer.body());
+    return slug(new String(answer.body(), StandardCharsets.UTF_8));
   }
 }
