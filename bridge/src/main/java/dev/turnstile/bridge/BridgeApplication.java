@@ -270,6 +270,14 @@ public final class BridgeApplication implements AutoCloseable {
     return http.port();
   }
 
+  /**
+   * The HTTP routes, {@code METHOD /path/{param}} (see {@link HttpBridgeServer#routes()}): what the
+   * bridge's OpenAPI document must describe.
+   */
+  public java.util.List<String> httpRoutes() {
+    return http.routes();
+  }
+
   /** The bridge's meters (also scraped at {@code /metrics}). */
   public MeterRegistry meterRegistry() {
     return registry;

@@ -7,12 +7,14 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.ApiDocument;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -64,6 +67,8 @@ public final class HttpBridgeServer {
   static final String BATCH_REGEX = "/api/v1/devices/(?<deviceId>[^/]+)/events:batch";
 
   private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
+  private final List<Router> routers = new CopyOnWriteArrayList<>();
+  private final Map<Route, String> regexTemplates = new ConcurrentHashMap<>();
   private volatile boolean listening;
   private volatile ServerTls tls;
 
@@ -213,6 +218,19 @@ public final class HttpBridgeServer {
                 ctx.response()
                     .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(scrape.get()));
+    // The OpenAPI document and the schemas it references: no device token, like the probes.
+    router
+        .get(ApiDocument.ROUTE)
+        .handler(
+            ctx ->
+                ApiDocument.BRIDGE
+                    .file(ctx.pathParam("file"))
+                    .ifPresentOrElse(
+                        file ->
+                            ctx.response()
+                                .putHeader("Content-Type", file.contentType())
+                                .end(Buffer.buffer(file.bytes())),
+                        ctx::next));
 
     router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
@@ -230,6 +248,8 @@ public final class HttpBridgeServer {
         });
     router.errorHandler(415, ctx -> problem(ctx, Kind.UNSUPPORTED_MEDIA_TYPE, metrics));
     router.errorHandler(500, ctx -> Problems.send(ctx, Kind.INTERNAL, "unexpected error"));
+    routers.add(router);
+    regexTemplates.put(batchRoute, BATCH_PATH);
     return router;
   }
 
@@ -387,6 +407,27 @@ public final class HttpBridgeServer {
                           ? "{\"status\":\"DOWN\"}"
                           : check.toJson().put("status", up ? "UP" : "DOWN").encode());
             });
+  }
+
+  /**
+   * Every route the server answers, as {@code METHOD /path/{param}} in OpenAPI's path template
+   * form, sorted: what {@code bridge.v1.openapi.yaml} must describe, no more, no less.
+   */
+  public List<String> routes() {
+    Set<String> routes = new TreeSet<>();
+    for (Route route : routers.get(0).getRoutes()) {
+      String path =
+          route.getPath() != null
+              ? route.getPath()
+              : regexTemplates.getOrDefault(route, "(no path template)");
+      String template = path.replaceAll("/:([A-Za-z0-9_]+)", "/{$1}");
+      if (route.methods() == null || route.methods().isEmpty()) {
+        routes.add("ANY " + template);
+      } else {
+        route.methods().forEach(method -> routes.add(method.name() + " " + template));
+      }
+    }
+    return List.copyOf(routes);
   }
 
   /** The bound port (useful when configured as 0). */
