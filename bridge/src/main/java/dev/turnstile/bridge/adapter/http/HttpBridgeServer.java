@@ -5,6 +5,7 @@ import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
+import dev.turnstile.runtime.http.ApiDocumentRoutes;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
 import dev.turnstile.schemas.ApiDocument;
@@ -14,7 +15,6 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -218,19 +218,7 @@ public final class HttpBridgeServer {
                 ctx.response()
                     .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(scrape.get()));
-    // The OpenAPI document and the schemas it references: no device token, like the probes.
-    router
-        .get(ApiDocument.ROUTE)
-        .handler(
-            ctx ->
-                ApiDocument.BRIDGE
-                    .file(ctx.pathParam("file"))
-                    .ifPresentOrElse(
-                        file ->
-                            ctx.response()
-                                .putHeader("Content-Type", file.contentType())
-                                .end(Buffer.buffer(file.bytes())),
-                        ctx::next));
+    ApiDocumentRoutes.mount(router, ApiDocument.BRIDGE);
 
     router.errorHandler(400, ctx -> problem(ctx, Kind.MALFORMED_REQUEST, metrics));
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
@@ -414,20 +402,7 @@ public final class HttpBridgeServer {
    * form, sorted: what {@code bridge.v1.openapi.yaml} must describe, no more, no less.
    */
   public List<String> routes() {
-    Set<String> routes = new TreeSet<>();
-    for (Route route : routers.get(0).getRoutes()) {
-      String path =
-          route.getPath() != null
-              ? route.getPath()
-              : regexTemplates.getOrDefault(route, "(no path template)");
-      String template = path.replaceAll("/:([A-Za-z0-9_]+)", "/{$1}");
-      if (route.methods() == null || route.methods().isEmpty()) {
-        routes.add("ANY " + template);
-      } else {
-        route.methods().forEach(method -> routes.add(method.name() + " " + template));
-      }
-    }
-    return List.copyOf(routes);
+    return ApiDocumentRoutes.operations(routers.get(0), regexTemplates);
   }
 
   /** The bound port (useful when configured as 0). */
