@@ -249,9 +249,11 @@ public final class TopologyConfigModel {
         QuerySettings.NO_STANDBY_READS,
         Range.atLeast(-1),
         LOW,
-        "staleness bound of query answers from a standby replica: a standby whose changelog lags"
-            + " at most this many records answers queries for its keys instead of forwarding them"
-            + " to the active task; -1 = standbys never answer");
+        "staleness bound of query answers from a standby replica: a standby at most this many"
+            + " records behind its changelog answers queries for its keys instead of forwarding them"
+            + " to the active task (0 = it restored every committed record; Kafka Streams' offset"
+            + " lag counts the commit marker of the last transaction too, which is not counted here);"
+            + " -1 = standbys never answer");
     def(
         d,
         g,
