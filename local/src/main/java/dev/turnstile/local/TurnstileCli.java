@@ -129,9 +129,11 @@ public final class TurnstileCli implements Runnable {
       System.out.printf(
           "Turnstile is up (data in a temporary folder, deleted on stop).%n"
               + "  HTTP bridge:        http://127.0.0.1:%d  (POST /api/v1/devices/{deviceId}/events"
-              + " and .../events:batch, /health/live, /health/ready, /metrics)%n"
+              + " and .../events:batch, /health/live, /health/ready, /metrics; described in"
+              + " /openapi/bridge.v1.openapi.yaml)%n"
               + "  Topology HTTP:      http://127.0.0.1:%d  (GET /api/v1/devices/{deviceId}/sessions,"
-              + " /api/v1/merge/{mergeKey}, /health/live, /health/ready, /metrics)%n"
+              + " /api/v1/merge/{mergeKey}, /health/live, /health/ready, /metrics; described in"
+              + " /openapi/topology.v1.openapi.yaml)%n"
               + "  Kafka bootstrap:    %s%n"
               + "  Service Bus queue:  %s  on  %s%n"
               + "  Topics:             %s%n"

@@ -10,6 +10,7 @@ import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -97,6 +98,11 @@ public final class TopologyProcess implements AutoCloseable {
   /** The port of the HTTP server: probes, metrics and queries. */
   public int healthPort() {
     return http.port();
+  }
+
+  /** Every route of the HTTP server, as {@link TopologyHttpServer#routes()} lists them. */
+  public List<String> httpRoutes() {
+    return http.routes();
   }
 
   /** This instance's {@code application.server}: where other instances forward queries to. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.contracttest.GoldenSamples;
 import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.runtime.topics.TopicSpec;
+import dev.turnstile.schemas.ApiDocument;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
@@ -16,6 +17,7 @@ import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
+import dev.turnstile.testkit.openapi.OpenApiCheck;
 import dev.turnstile.topology.adapter.http.QueryRoutes;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
@@ -58,9 +60,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two topology processes (the production wiring, {@link TopologyProcess}) in one group on one real
- * broker, the catalogue's topics with their partitions: every key is answered from either instance
- * exactly as the output topics tell it, some answers are routed to the owner, and while one
- * instance leaves (its tasks move and restore) the other answers correctly or 503, never wrongly.
+ * broker, the catalogue's topics with their partitions, one standby replica of every task: every
+ * key is answered from either instance exactly as the output topics tell it; the first instance
+ * routes what it does not own to the owner, the second (standby reads allowed, lag bound 0) answers
+ * from its standbys instead; and while one instance leaves (its tasks move and restore) the other
+ * answers correctly or 503, never wrongly. Every answer, 503s included, is checked against {@code
+ * topology.v1.openapi.yaml} by vertx-openapi's validator ({@link OpenApiCheck}), and the document
+ * lists exactly the routes of the server.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TopologyQueriesIT {
@@ -73,6 +79,7 @@ class TopologyQueriesIT {
   static TopologyProcess first;
   static TopologyProcess second;
   static final HttpClient HTTP = HttpClient.newHttpClient();
+  static OpenApiCheck contract;
 
   /** What device-sessions.v1 says: device to its open sessionRef's sessionId, and ended refs. */
   static final Map<String, String> openSessionIds = new HashMap<>();
@@ -82,11 +89,16 @@ class TopologyQueriesIT {
 
   @BeforeAll
   static void start() throws Exception {
+    contract =
+        OpenApiCheck.load(
+            "dev/turnstile/schemas/",
+            "https://turnstile.dev/schemas/",
+            ApiDocument.TOPOLOGY.fileName());
     kafka = EmbeddedKafka.start(home.resolve("kafka"));
     kafka.createTopics(
         TopicSpec.catalogue("", (short) 1).stream().map(TopicSpec::toNewTopic).toList());
-    first = TopologyProcess.start(config("a"));
-    second = TopologyProcess.start(config("b"));
+    first = TopologyProcess.start(config("a", -1));
+    second = TopologyProcess.start(config("b", 0));
     await().atMost(Duration.ofSeconds(120)).until(() -> first.isReady() && second.isReady());
     sendEvents();
     List<ConsumerRecord<String, byte[]>> sessions =
@@ -112,15 +124,20 @@ class TopologyQueriesIT {
       }
     }
     kafka.close();
+    contract.close();
   }
 
-  static TopologyConfig config(String pod) {
+  /**
+   * @param standbyMaxLag {@code topology.query.standby-max-lag-records}: -1 never reads a standby
+   */
+  static TopologyConfig config(String pod, long standbyMaxLag) {
     return TopologyConfig.from(
         ConfigValues.of(
             Map.of(
                 "kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "topology.state-dir", home.resolve("streams-" + pod).toString(),
-                "topology.num-standby-replicas", "0",
+                "topology.num-standby-replicas", "1",
+                "topology.query.standby-max-lag-records", Long.toString(standbyMaxLag),
                 "topology.http.host", "127.0.0.1",
                 "topology.http.port", "0",
                 "topology.topics.check-interval-ms", "1000")));
@@ -129,24 +146,79 @@ class TopologyQueriesIT {
   @Test
   @Order(1)
   void everyKeyIsAnsweredFromEitherInstanceAsTheOutputTopicsSay() throws Exception {
+    // Routed from the first instance to the owner; the second reads its standbys, once they
+    // caught up (lag 0), so none of its answers is routed.
     Map<String, AtomicInteger> routed = new ConcurrentHashMap<>();
-    for (TopologyProcess asked : List.of(first, second)) {
-      for (int i = 0; i < DEVICES; i++) {
-        HttpResponse<String> sessions = get(asked, "/api/v1/devices/dev-" + i + "/sessions");
-        assertThat(wrongSessions("dev-" + i, sessions)).as("dev-%d", i).isNull();
-        countRouted(asked, sessions, routed);
-        HttpResponse<String> merged = get(asked, "/api/v1/merge/ref-" + i + "-a");
-        assertThat(wrongMerge("ref-" + i + "-a", merged)).as("ref-%d-a", i).isNull();
-        countRouted(asked, merged, routed);
-      }
+    for (int i = 0; i < DEVICES; i++) {
+      HttpResponse<String> sessions = get(first, "/api/v1/devices/dev-" + i + "/sessions");
+      assertThat(wrongSessions("dev-" + i, sessions)).as("dev-%d", i).isNull();
+      countRouted(first, sessions, routed);
+      HttpResponse<String> merged = get(first, "/api/v1/merge/ref-" + i + "-a");
+      assertThat(wrongMerge("ref-" + i + "-a", merged)).as("ref-%d-a", i).isNull();
+      countRouted(first, merged, routed);
+      assertThat(replica(sessions)).isEqualTo("active");
+      assertThat(replica(merged)).isEqualTo("active");
     }
     assertThat(routed.keySet())
-        .as("each instance had answers routed to the other")
-        .containsExactlyInAnyOrder(first.advertisedServer(), second.advertisedServer());
+        .as("the first instance had answers routed to the second")
+        .containsExactly(first.advertisedServer());
+    Map<String, Integer> replicas = new ConcurrentHashMap<>();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              replicas.clear();
+              for (int i = 0; i < DEVICES; i++) {
+                HttpResponse<String> sessions =
+                    get(second, "/api/v1/devices/dev-" + i + "/sessions");
+                HttpResponse<String> merged = get(second, "/api/v1/merge/ref-" + i + "-a");
+                assertThat(wrongSessions("dev-" + i, sessions)).as("dev-%d", i).isNull();
+                assertThat(wrongMerge("ref-" + i + "-a", merged)).as("ref-%d-a", i).isNull();
+                for (HttpResponse<String> answer : List.of(sessions, merged)) {
+                  assertThat(answer.headers().firstValue(QueryRoutes.SERVED_BY))
+                      .as("%s; asked for its local state only: %s", answer.uri(), localOnly(answer))
+                      .hasValue(second.advertisedServer());
+                  replicas.merge(replica(answer), 1, Integer::sum);
+                }
+              }
+            });
+    assertThat(replicas)
+        .as("the second instance answered from active tasks and from standbys")
+        .containsOnlyKeys("active", "standby");
   }
 
   @Test
   @Order(2)
+  void theDocumentDescribesEveryRouteAndTheServerKeepsToIt() throws Exception {
+    assertThat(contract.operations()).containsExactlyElementsOf(first.httpRoutes());
+    assertThat(get(first, "/health/live").statusCode()).isEqualTo(200);
+    assertThat(get(first, "/health/ready").statusCode()).isEqualTo(200);
+    assertThat(get(first, "/metrics").body()).contains("kafka_stream");
+    HttpResponse<String> document = get(first, ApiDocument.TOPOLOGY.path());
+    assertThat(document.body()).isEqualTo(ApiDocument.TOPOLOGY.text());
+    assertThat(get(first, "/openapi/device-sessions-view.v1.schema.json").statusCode())
+        .isEqualTo(200);
+    for (String notServed :
+        List.of(
+            "/openapi/" + ApiDocument.BRIDGE.fileName(),
+            "/openapi/nope.v1.schema.json",
+            "/api/v1/devices/dev-1",
+            "/nowhere")) {
+      assertThat(problem(get(first, notServed))).as(notServed).isEqualTo("not-found");
+    }
+    HttpResponse<String> posted =
+        send(
+            request(first, "/api/v1/merge/ref-1-a")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")));
+    assertThat(problem(posted)).isEqualTo("method-not-allowed");
+    assertThat(problem(get(first, "/api/v1/devices/no%20spaces/sessions")))
+        .isEqualTo("invalid-device-id");
+    assertThat(problem(get(first, "/api/v1/merge/" + "k".repeat(1025))))
+        .isEqualTo("invalid-merge-key");
+  }
+
+  @Test
+  @Order(3)
   void nothingHeldIsEmptyForADeviceAndNotFoundForAMergeKey() throws Exception {
     for (TopologyProcess asked : List.of(first, second)) {
       HttpResponse<String> device = get(asked, "/api/v1/devices/never-seen/sessions");
@@ -163,7 +235,7 @@ class TopologyQueriesIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void whileAnInstanceLeavesTheOtherAnswersCorrectlyOr503() throws Exception {
     List<String> wrong = new CopyOnWriteArrayList<>();
     AtomicInteger unavailable = new AtomicInteger();
@@ -193,7 +265,8 @@ class TopologyQueriesIT {
                   } else {
                     wrong.add(problem);
                   }
-                } catch (Exception e) {
+                } catch (Exception | AssertionError e) {
+                  // AssertionError: an answer the document does not describe.
                   wrong.add(e.toString());
                 }
               }
@@ -279,17 +352,55 @@ class TopologyQueriesIT {
     }
   }
 
+  /** The second instance's answer from its own state alone, as a forwarded request gets it. */
+  private static String localOnly(HttpResponse<String> answer) throws Exception {
+    return send(request(second, answer.uri().getRawPath())
+            .header(QueryRoutes.FORWARDED_BY, "test")
+            .GET())
+        .body();
+  }
+
+  private static String replica(HttpResponse<String> answer) {
+    return answer.headers().firstValue(QueryRoutes.REPLICA).orElseThrow();
+  }
+
+  /** The slug of a problem+json answer. */
+  private static String problem(HttpResponse<String> answer) {
+    assertThat(answer.headers().firstValue("Content-Type"))
+        .as(answer.body())
+        .hasValue("application/problem+json");
+    String body = answer.body();
+    int start = body.indexOf("/problems/") + "/problems/".length();
+    return body.substring(start, body.indexOf('"', start));
+  }
+
   private static void valid(String schema, HttpResponse<String> answer) {
     SchemaValidator.assertValid(
         GoldenSamples.schemaResource(schema), answer.body().getBytes(StandardCharsets.UTF_8));
   }
 
   static HttpResponse<String> get(TopologyProcess process, String path) throws Exception {
-    return HTTP.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + process.healthPort() + path))
-            .timeout(Duration.ofSeconds(10))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return send(request(process, path).GET());
+  }
+
+  private static HttpRequest.Builder request(TopologyProcess process, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + process.healthPort() + path))
+        .timeout(Duration.ofSeconds(10));
+  }
+
+  /** Sends the request and checks the answer against the document, whatever its status. */
+  private static HttpResponse<String> send(HttpRequest.Builder builder) throws Exception {
+    HttpRequest request = builder.build();
+    HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    synchronized (contract) {
+      contract.check(
+          request.method(),
+          request.uri().getRawPath(),
+          answer.statusCode(),
+          answer.headers().map(),
+          answer.body().getBytes(StandardCharsets.UTF_8));
+    }
+    return answer;
   }
 
   /** Per device: a session opened and closed by reference (merged), and one left open. */

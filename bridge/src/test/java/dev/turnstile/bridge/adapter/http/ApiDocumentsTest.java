@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Each process's OpenAPI document is valid OpenAPI 3.1 as vertx-openapi reads it, with every
  * reference to a JSON Schema beside it resolved. Here rather than in {@code schemas}, whose tests
  * stay off the testkit. The bridge's answers are checked against its document by {@link
- * OpenApiContractIT}; the topology's document by the topology's tests once it serves it.
+ * OpenApiContractIT}, the topology's against its document by {@code TopologyQueriesIT}.
  */
 class ApiDocumentsTest {
 

@@ -1,7 +1,9 @@
 package dev.turnstile.topology.adapter.http;
 
+import dev.turnstile.runtime.http.ApiDocumentRoutes;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.ApiDocument;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -9,6 +11,8 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -18,9 +22,10 @@ import java.util.function.Supplier;
 /**
  * The topology process's HTTP server (Vert.x): {@code GET /health/live}, {@code GET /health/ready}
  * (200 or 503, body {@code {"status":"UP"|"DOWN","state":"..."}}), {@code GET /metrics} (Prometheus
- * text format) and, once {@link #serveQueries} was called, the read-only queries of {@link
- * QueryRoutes}. Every error is {@code application/problem+json} ({@link Problems}); every route is
- * {@code GET} only (405 with {@code Allow: GET} otherwise).
+ * text format), {@code GET /openapi/{file}} (its OpenAPI document {@code topology.v1.openapi.yaml}
+ * and the JSON Schemas it references) and, once {@link #serveQueries} was called, the read-only
+ * queries of {@link QueryRoutes}. Every error is {@code application/problem+json} ({@link
+ * Problems}); every route is {@code GET} only (405 with {@code Allow: GET} otherwise).
  */
 public final class TopologyHttpServer implements AutoCloseable {
 
@@ -43,11 +48,13 @@ public final class TopologyHttpServer implements AutoCloseable {
 
   private final Vertx vertx;
   private final HttpServer server;
+  private final Router router;
   private final QueryRoutes queries;
 
-  private TopologyHttpServer(Vertx vertx, HttpServer server, QueryRoutes queries) {
+  private TopologyHttpServer(Vertx vertx, HttpServer server, Router router, QueryRoutes queries) {
     this.vertx = vertx;
     this.server = server;
+    this.router = router;
     this.queries = queries;
   }
 
@@ -81,7 +88,7 @@ public final class TopologyHttpServer implements AutoCloseable {
       vertx.close();
       throw new IllegalStateException("interrupted while starting to listen", e);
     }
-    return new TopologyHttpServer(vertx, server, queries);
+    return new TopologyHttpServer(vertx, server, router, queries);
   }
 
   /**
@@ -97,6 +104,14 @@ public final class TopologyHttpServer implements AutoCloseable {
 
   public int port() {
     return server.actualPort();
+  }
+
+  /**
+   * Every route the server answers, as {@code METHOD /path/{param}}, sorted: what {@code
+   * topology.v1.openapi.yaml} must describe, no more, no less.
+   */
+  public List<String> routes() {
+    return ApiDocumentRoutes.operations(router, Map.of());
   }
 
   private static Router router(Vertx vertx, Probes probes, QueryRoutes queries) {
@@ -117,6 +132,7 @@ public final class TopologyHttpServer implements AutoCloseable {
                                 .end(text))
                     .onFailure(ctx::fail));
     queries.mount(router);
+    ApiDocumentRoutes.mount(router, ApiDocument.TOPOLOGY);
     router.errorHandler(404, ctx -> Problems.send(ctx, Kind.NOT_FOUND, "no such resource"));
     router.errorHandler(
         405,
