@@ -92,7 +92,8 @@ class OpenApiContractIT {
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(1100))
-        .until(() -> post(events("warm-up"), event("w-1"), bearer(EVERY_DEVICE)).statusCode() < 300);
+        .until(
+            () -> post(events("warm-up"), event("w-1"), bearer(EVERY_DEVICE)).statusCode() < 300);
   }
 
   @AfterAll
