@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 public enum ApiDocument {
   /** The bridge: device events, batches, probes, metrics. */
   BRIDGE("bridge.v1.openapi.yaml"),
-  /** The topology: probes, metrics (and, once added, its queries). */
+  /** The topology: queries of sessions and merged documents, probes, metrics. */
   TOPOLOGY("topology.v1.openapi.yaml");
 
   /** Where each process serves its document and the schemas: {@code /openapi/<file>}. */
