@@ -25,10 +25,11 @@ import picocli.CommandLine.Option;
       "Runs the bridge and two topology instances (standby replicas on) as OS processes from their"
           + " distributions on three Kafka broker processes (min.insync.replicas=2), feeds them"
           + " the EV dataset replayed and generated sessions over HTTP and Service Bus, injects"
-          + " faults at random (seeded) until both targets are reached, then reads every output"
+          + " faults at random (seeded) until both targets are reached (or --max-minutes is"
+          + " spent), then reads every output"
           + " read_committed and checks that each accepted event has exactly one effect.",
-      "Exit code 0: nothing lost, nothing doubled, every fault healed; 1: otherwise; 2: bad"
-          + " arguments."
+      "Exit code 0: both targets reached, nothing lost, nothing doubled, every fault healed;"
+          + " 1: otherwise; 2: bad arguments."
     })
 public final class FaultsMain implements Callable<Integer> {
 
@@ -84,6 +85,21 @@ public final class FaultsMain implements Callable<Integer> {
       description = "generated sessions after each replayed row (default: ${DEFAULT-VALUE})")
   int generatedPerRow = 2;
 
+  @Option(
+      names = "--max-lag",
+      description =
+          "the load is held back while the topology lags more than this many records, summed over"
+              + " every topic it reads (default: ${DEFAULT-VALUE})")
+  long maxLag = 20_000;
+
+  @Option(
+      names = "--max-minutes",
+      description =
+          "time budget: once spent, no new fault is begun and the run is checked as it stands"
+              + " (it fails if the targets were not reached, but says whether anything was lost or"
+              + " doubled); 0 = none (default: ${DEFAULT-VALUE})")
+  int maxMinutes;
+
   @Option(names = "--data", description = "CSV to replay (default: ${DEFAULT-VALUE})")
   Path data = Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
 
@@ -123,8 +139,16 @@ public final class FaultsMain implements Callable<Integer> {
                 inFlight,
                 abandonedBurst,
                 Duration.ofSeconds(abandonedEverySeconds)),
-            20_000,
-            3_000);
+            maxLag,
+            3_000,
+            Duration.ofMinutes(maxMinutes));
+    // Ctrl-C or SIGTERM: the brokers, the bridge and the topology instances go with this JVM
+    // (without this they kept running, holding their ports and the work folder).
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly),
+                "faults-children"));
     FaultHarness.Outcome outcome = new FaultHarness(settings, System.out).run();
     if (json != null) {
       ObjectNode figures =

@@ -13,9 +13,10 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Holds the load back while the pipeline is behind: while the topology's consumer group lags more
- * than {@code maxLag} records on its input topics, or more than {@code maxBacklog} billing messages
- * wait on Service Bus. Without it the load would outrun the slowest stage, backlogs would grow for
- * the whole run, and a fault's healing time would measure the backlog instead of the fault.
+ * than {@code maxLag} records summed over every topic it reads (the raw inputs and the topics
+ * between its stages), or more than {@code maxBacklog} billing messages wait on Service Bus.
+ * Without it the load would outrun the slowest stage, backlogs would grow for the whole run, and a
+ * fault's healing time would measure the backlog instead of the fault.
  */
 final class Throttle implements AutoCloseable {
 
@@ -59,7 +60,7 @@ final class Throttle implements AutoCloseable {
     }
   }
 
-  /** The topology's lag on its inputs at the last look, records; -1 when unknown. */
+  /** The topology's lag on every topic it reads at the last look, records; -1 when unknown. */
   long lag() {
     return lag;
   }

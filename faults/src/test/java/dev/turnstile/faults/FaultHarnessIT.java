@@ -52,7 +52,8 @@ class FaultHarnessIT {
             Duration.ofSeconds(15),
             new Load.Plan(seed, 0.1, 0.2, 2, 8, 200, Duration.ofHours(1)),
             2_000,
-            500);
+            500,
+            Duration.ZERO);
     System.out.println("FaultHarnessIT seed " + seed + " (repeat with -Dfaults.seed=" + seed + ")");
 
     FaultHarness.Outcome outcome = new FaultHarness(settings, System.out).run();
