@@ -39,6 +39,7 @@ final class Deployment implements AutoCloseable {
   private final String serviceBusConnectionString;
   private final int bridgePort = Ports.free();
   private final List<Integer> topologyPorts = new ArrayList<>();
+  private final List<Integer> topologyDebugPorts = new ArrayList<>();
   private final List<OsProcess> topologies = new ArrayList<>();
   private final DeviceCredential.Issued fleet = DeviceCredential.issue("*");
   private final HttpClient http =
@@ -57,6 +58,7 @@ final class Deployment implements AutoCloseable {
     this.serviceBusConnectionString = serviceBusConnectionString;
     for (int i = 0; i < topologyInstances; i++) {
       topologyPorts.add(Ports.free());
+      topologyDebugPorts.add(Ports.free());
       topologies.add(null);
     }
     // Device authentication stays on, as in production: one fleet credential for every device.
@@ -131,7 +133,10 @@ final class Deployment implements AutoCloseable {
             home.resolve("logs/bridge.log"));
   }
 
-  /** Starts topology instance {@code index} (0-based), on its own port and state directory. */
+  /**
+   * Starts topology instance {@code index} (0-based), on its own port and state directory, with a
+   * JDWP agent on its own loopback port for {@link Breakpoint} ({@link #topologyDebugPort}).
+   */
   void startTopology(int index) {
     topologies.set(
         index,
@@ -143,7 +148,7 @@ final class Deployment implements AutoCloseable {
                 home.resolve("topology-" + (index + 1) + ".properties").toString()),
             Map.of(
                 "JAVA_OPTS",
-                "-Xms64m -Xmx384m",
+                "-Xms64m -Xmx384m " + Breakpoint.jvmOption(topologyDebugPorts.get(index)),
                 "LOGBACK_CONFIG",
                 home.resolve("logback-topology.xml").toString()),
             home.resolve("logs/" + topologyName(index) + ".log")));
@@ -176,6 +181,11 @@ final class Deployment implements AutoCloseable {
 
   int topologyPort(int index) {
     return topologyPorts.get(index);
+  }
+
+  /** The loopback port instance {@code index}'s JDWP agent listens on. */
+  int topologyDebugPort(int index) {
+    return topologyDebugPorts.get(index);
   }
 
   boolean bridgeReady() {

@@ -1,11 +1,11 @@
 package dev.turnstile.faults;
 
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import dev.turnstile.topology.domain.session.DeviceSessions;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -37,6 +37,18 @@ final class FaultInjector {
       Pattern.compile(
           ".*(?:Start restoring changelog partition (\\S+) "
               + "|End offset for changelog (\\S+) initialized as [1-9]).*");
+
+  /** The method the punctuation kill stops in, and the punctuator that must be calling it. */
+  static final String EXPIRE_METHOD = "expire";
+
+  /** The punctuator's class (package-private in the topology) and method. */
+  static final String PUNCTUATOR_CLASS =
+      "dev.turnstile.topology.adapter.streams.DeviceSessionProcessor";
+
+  static final String PUNCTUATOR = "expireDue";
+
+  /** How long, in seconds, the punctuation kill waits for the punctuator to expire two sessions. */
+  private static final int PUNCTUATION_WAIT = 60;
 
   private final KafkaCluster kafka;
   private final Deployment deployment;
@@ -144,8 +156,11 @@ final class FaultInjector {
   }
 
   /**
-   * Waits for the next burst of abandoned sessions to fall due, then takes thread dumps of the
-   * instance until one shows its stream thread inside the session punctuator, and kills it at once.
+   * Waits for the next burst of abandoned sessions to come close to falling due, then stops the
+   * instance with a {@link Breakpoint} at the second session the punctuator expires from then on
+   * ({@code DeviceSessions.expire}, called only by {@code DeviceSessionProcessor.expireDue}): the
+   * punctuation has forwarded the first one's outputs in the open transaction and not saved the
+   * second. SIGKILL while every thread is suspended there, then a restart.
    */
   private String killTopologyInPunctuation(String[] target) {
     int i = anyTopology();
@@ -155,19 +170,29 @@ final class FaultInjector {
       Pause.millis(Math.max(0, due - System.currentTimeMillis() - 1500));
     }
     OsProcess process = deployment.topology(i);
-    long until = System.currentTimeMillis() + 30_000;
-    int dumps = 0;
-    String note = null;
-    while (note == null && System.currentTimeMillis() < until) {
-      dumps++;
-      if (threadDump(process.pid()).contains("DeviceSessionProcessor.expireDue")) {
-        process.kill();
-        note = "killed inside expireDue (thread dump " + dumps + ")";
-      }
-    }
-    if (note == null) {
+    String note;
+    try (Breakpoint breakpoint = Breakpoint.attach(deployment.topologyDebugPort(i))) {
+      Optional<Breakpoint.Hit> hit =
+          breakpoint.await(
+              DeviceSessions.class.getName(),
+              EXPIRE_METHOD,
+              2,
+              Duration.ofSeconds(PUNCTUATION_WAIT));
       process.kill();
-      note = "no thread dump of " + dumps + " caught the punctuator; killed anyway";
+      note =
+          hit.map(
+                  h ->
+                      h.frameIs(1, PUNCTUATOR_CLASS, PUNCTUATOR)
+                          ? "killed inside "
+                              + PUNCTUATOR
+                              + ", at its second expiry ("
+                              + h.thread()
+                              + ")"
+                          : "killed at an expiry outside the punctuator: " + h.frames())
+              .orElse("no expiry within " + PUNCTUATION_WAIT + " s of attaching; killed anyway");
+    } catch (UncheckedIOException e) {
+      process.kill();
+      note = "could not attach a debugger (" + e.getCause().getMessage() + "); killed anyway";
     }
     deployment.startTopology(i);
     return note + (due > 0 ? "" : "; no burst was due");
@@ -184,21 +209,6 @@ final class FaultInjector {
       }
     }
     return best > now + maxSessionDuration.toMillis() ? -1 : best;
-  }
-
-  private static String threadDump(long pid) {
-    Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
-    try {
-      Process dump = new ProcessBuilder(jstack.toString(), Long.toString(pid)).start();
-      byte[] out = dump.getInputStream().readAllBytes();
-      dump.waitFor(10, TimeUnit.SECONDS);
-      return new String(out, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "";
-    }
   }
 
   /**

@@ -90,7 +90,7 @@ public final class FaultsMain implements Callable<Integer> {
       description =
           "the load is held back while the topology lags more than this many records, summed over"
               + " every topic it reads (default: ${DEFAULT-VALUE})")
-  long maxLag = 20_000;
+  long maxLag = 5_000;
 
   @Option(
       names = "--max-minutes",
