@@ -67,6 +67,26 @@ class BreakpointTest {
     }
   }
 
+  /** A restarted topology instance listens on the port its killed predecessor was attached on. */
+  @Test
+  void aProcessKilledAtAHitCanBeStartedAgainOnTheSamePort() {
+    int port = Ports.free();
+    OsProcess first = ticker(port);
+    try (Breakpoint breakpoint = Breakpoint.attach(port)) {
+      assertThat(breakpoint.await(Ticker.class.getName(), "tick", 1, Duration.ofSeconds(30)))
+          .isPresent();
+      first.kill();
+    }
+    OsProcess second = ticker(port);
+    try (Breakpoint breakpoint = Breakpoint.attach(port)) {
+      assertThat(second.isAlive()).isTrue();
+      assertThat(breakpoint.await(Ticker.class.getName(), "tick", 1, Duration.ofSeconds(30)))
+          .isPresent();
+    } finally {
+      second.kill();
+    }
+  }
+
   @Test
   void aCallThatNeverComesLeavesTheProcessRunning() throws IOException {
     int port = Ports.free();
@@ -125,7 +145,7 @@ class BreakpointTest {
                 System.getProperty("java.class.path"),
                 Ticker.class.getName()),
             java.util.Map.of(),
-            dir.resolve("ticker.log"));
+            dir.resolve("ticker-" + System.nanoTime() + ".log"));
     // The agent listens before main runs: wait for the first tick, so attach finds it.
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (lastBefore(read(child.log())) < 1 && System.nanoTime() < deadline) {
