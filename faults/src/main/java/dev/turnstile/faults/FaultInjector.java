@@ -48,7 +48,10 @@ final class FaultInjector {
   static final String PUNCTUATOR = "expireDue";
 
   /** How long, in seconds, the punctuation kill waits for the punctuator to expire two sessions. */
-  private static final int PUNCTUATION_WAIT = 60;
+  private static final int PUNCTUATION_WAIT = 120;
+
+  /** How long the punctuation kill waits for a burst of abandoned sessions to be accepted. */
+  private static final Duration BURST_WAIT = Duration.ofMinutes(3);
 
   private final KafkaCluster kafka;
   private final Deployment deployment;
@@ -165,7 +168,13 @@ final class FaultInjector {
   private String killTopologyInPunctuation(String[] target) {
     int i = anyTopology();
     target[0] = Deployment.topologyName(i);
+    // No burst pending (none accepted yet, or every one already due): wait for the next one.
     long due = nextDue();
+    for (long until = System.currentTimeMillis() + BURST_WAIT.toMillis();
+        due < 0 && System.currentTimeMillis() < until; ) {
+      Pause.millis(500);
+      due = nextDue();
+    }
     if (due > 0) {
       Pause.millis(Math.max(0, due - System.currentTimeMillis() - 1500));
     }
