@@ -232,6 +232,12 @@ final class KafkaCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       }
+      for (Node node : nodes) {
+        if (node.process != null && !node.process.isAlive()) {
+          throw new IllegalStateException(
+              "kafka-" + node.id + " exited while starting; its log is in " + home + "/logs");
+        }
+      }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "fewer than " + count + " brokers after " + timeout + "; logs in " + home);
