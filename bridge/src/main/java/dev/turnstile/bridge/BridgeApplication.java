@@ -11,8 +11,11 @@ import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.application.auth.AuthorizeDeviceRequestService;
 import dev.turnstile.bridge.application.auth.DeviceCredentialsFile;
+import dev.turnstile.bridge.application.auth.JsonWebKeys;
+import dev.turnstile.bridge.application.auth.JwtDeviceTokens;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
+import dev.turnstile.bridge.config.BridgeConfig.DeviceJwt;
 import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
@@ -55,6 +58,7 @@ public final class BridgeApplication implements AutoCloseable {
   private final KafkaEventPublisher publisher;
   private final KafkaReadinessProbe readiness;
   private final HttpBridgeServer http;
+  private final AuthorizeDeviceRequestService access;
   private ServiceBusMessageSource serviceBus;
 
   private BridgeApplication(
@@ -63,8 +67,10 @@ public final class BridgeApplication implements AutoCloseable {
       PrometheusMeterRegistry registry,
       KafkaEventPublisher publisher,
       KafkaReadinessProbe readiness,
-      HttpBridgeServer http) {
+      HttpBridgeServer http,
+      AuthorizeDeviceRequestService access) {
     this.config = config;
+    this.access = access;
     this.vertx = vertx;
     this.registry = registry;
     this.publisher = publisher;
@@ -124,7 +130,7 @@ public final class BridgeApplication implements AutoCloseable {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
     try {
       ServerTls tls = ServerTls.load(vertx, config.tls(), metrics);
-      if (access.authenticates()) {
+      if (access.readsCredentialsFile()) {
         // A changed credentials file takes effect without a restart; read off the event loops.
         vertx.setPeriodic(
             config.deviceAuth().reloadInterval().toMillis(),
@@ -143,13 +149,14 @@ public final class BridgeApplication implements AutoCloseable {
           http.port(),
           config.httpEventLoops());
       BridgeApplication bridge =
-          new BridgeApplication(config, vertx, registry, publisher, readiness, http);
+          new BridgeApplication(config, vertx, registry, publisher, readiness, http, access);
       if (config.serviceBus() != null) {
         bridge.serviceBus = startServiceBus(config.serviceBus(), publisher, readiness, registry);
       }
       return bridge;
     } catch (RuntimeException e) {
       // Unusable HTTPS key material (InvalidConfigurationException) or a failed wiring step.
+      access.close();
       vertx.close();
       readiness.close();
       publisher.close(Duration.ZERO);
@@ -158,6 +165,7 @@ public final class BridgeApplication implements AutoCloseable {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
+      access.close();
       vertx.close();
       readiness.close();
       publisher.close(Duration.ZERO);
@@ -171,7 +179,8 @@ public final class BridgeApplication implements AutoCloseable {
    * limits are off.
    *
    * @throws InvalidConfigurationException naming {@link BridgeConfig#AUTH_CREDENTIALS_FILE} when
-   *     the file cannot be read or holds an invalid line
+   *     the file cannot be read or holds an invalid line, or {@link BridgeConfig#AUTH_JWT_JWKS_URI}
+   *     when the JWK set cannot be fetched
    */
   private static AuthorizeDeviceRequestService deviceAccess(DeviceAuth auth, RateLimit rate) {
     if (!rate.enabled()) {
@@ -190,17 +199,44 @@ public final class BridgeApplication implements AutoCloseable {
           BridgeConfig.AUTH_ENABLED);
       return new AuthorizeDeviceRequestService(null, limits);
     }
-    DeviceCredentialsFile file;
-    try {
-      file = DeviceCredentialsFile.load(auth.credentialsFile());
-    } catch (IllegalArgumentException e) {
-      throw InvalidConfigurationException.of(BridgeConfig.AUTH_CREDENTIALS_FILE, e.getMessage());
+    DeviceCredentialsFile file = null;
+    if (auth.credentialsFile() != null) {
+      try {
+        file = DeviceCredentialsFile.load(auth.credentialsFile());
+      } catch (IllegalArgumentException e) {
+        throw InvalidConfigurationException.of(BridgeConfig.AUTH_CREDENTIALS_FILE, e.getMessage());
+      }
+      LOG.info(
+          "device authentication on: {} credentials from {}",
+          file.current().size(),
+          auth.credentialsFile());
     }
-    LOG.info(
-        "device authentication on: {} credentials from {}",
-        file.current().size(),
-        auth.credentialsFile());
-    return new AuthorizeDeviceRequestService(file, limits);
+    JwtDeviceTokens jwts = null;
+    DeviceJwt jwt = auth.jwt();
+    if (jwt != null) {
+      JsonWebKeys keys;
+      try {
+        keys = JsonWebKeys.fetch(jwt.jwksUri(), jwt.refreshInterval());
+      } catch (IllegalArgumentException e) {
+        throw InvalidConfigurationException.of(BridgeConfig.AUTH_JWT_JWKS_URI, e.getMessage());
+      }
+      jwts =
+          new JwtDeviceTokens(
+              keys,
+              jwt.issuer(),
+              jwt.audience(),
+              jwt.devicesClaim(),
+              jwt.algorithms(),
+              jwt.clockSkew());
+      LOG.info(
+          "device JWTs accepted: issuer {}, audience {}, devices in claim {}, {} ({})",
+          jwt.issuer(),
+          jwt.audience(),
+          jwt.devicesClaim(),
+          jwt.algorithms(),
+          keys);
+    }
+    return new AuthorizeDeviceRequestService(file, jwts, limits);
   }
 
   /**
@@ -307,6 +343,7 @@ public final class BridgeApplication implements AutoCloseable {
     }
     publisher.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     readiness.close();
+    access.close();
     try {
       vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

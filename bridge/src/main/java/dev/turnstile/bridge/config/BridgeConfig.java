@@ -1,8 +1,10 @@
 package dev.turnstile.bridge.config;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -192,17 +194,17 @@ public record BridgeConfig(
 
   /**
    * {@code true} (the default): every request to the device routes needs {@code Authorization:
-   * Bearer <token>} with a token of {@link #AUTH_CREDENTIALS_FILE} that covers the path's deviceId;
-   * 401 or 403 otherwise. {@code false} lets anyone who reaches the port write events for any
-   * device and logs a warning at start-up.
+   * Bearer <token>} with a token of {@link #AUTH_CREDENTIALS_FILE}, or a JWT ({@link
+   * #AUTH_JWT_JWKS_URI}), that covers the path's deviceId; 401 or 403 otherwise. {@code false} lets
+   * anyone who reaches the port write events for any device and logs a warning at start-up.
    */
   public static final String AUTH_ENABLED = "bridge.auth.enabled";
 
   /**
    * Path of the device credentials file (format: {@code
    * dev.turnstile.bridge.application.auth.DeviceCredentials}), e.g. a mounted Kubernetes Secret.
-   * Required while {@link #AUTH_ENABLED} is {@code true}; read at start-up, which fails when it
-   * cannot be read or a line is invalid. No default.
+   * Required while {@link #AUTH_ENABLED} is {@code true}, unless {@link #AUTH_JWT_JWKS_URI} is set;
+   * read at start-up, which fails when it cannot be read or a line is invalid. No default.
    */
   public static final String AUTH_CREDENTIALS_FILE = "bridge.auth.credentials-file";
 
@@ -212,6 +214,44 @@ public record BridgeConfig(
    * {@code 10000}.
    */
   public static final String AUTH_RELOAD_INTERVAL_MS = "bridge.auth.reload-interval-ms";
+
+  /**
+   * URL ({@code https://} or {@code http://}) of an identity provider's JSON Web Key Set (RFC 7517
+   * §5), e.g. {@code https://idp.example/.well-known/jwks.json}. When set, the device routes also
+   * accept JWTs (RFC 7519) signed with one of its keys, beside the credentials file's tokens (or
+   * instead of them, when no credentials file is set). Fetched at start-up, which fails when it
+   * cannot be; then again every {@link #AUTH_JWT_REFRESH_INTERVAL_MS}, and soon after a token names
+   * a key the set does not hold (key rotation). No default: no JWTs.
+   */
+  public static final String AUTH_JWT_JWKS_URI = "bridge.auth.jwt.jwks-uri";
+
+  /** The {@code iss} a JWT must carry, exactly (RFC 7519 §4.1.1). Required with the JWKS URI. */
+  public static final String AUTH_JWT_ISSUER = "bridge.auth.jwt.issuer";
+
+  /** A value the JWT's {@code aud} must hold (RFC 7519 §4.1.3). Required with the JWKS URI. */
+  public static final String AUTH_JWT_AUDIENCE = "bridge.auth.jwt.audience";
+
+  /**
+   * The claim naming the devices a JWT may send for: a string or an array of strings, each a
+   * deviceId, a prefix followed by {@code *}, or {@code *} (the credentials file's rule). Default
+   * {@code sub}.
+   */
+  public static final String AUTH_JWT_DEVICES_CLAIM = "bridge.auth.jwt.devices-claim";
+
+  /**
+   * JWS algorithms accepted (RFC 7518 §3.1), comma-separated; only asymmetric ones ({@code RS*},
+   * {@code PS*}, {@code ES*}), never {@code none} or {@code HS*}. Default {@code RS256,ES256}.
+   */
+  public static final String AUTH_JWT_ALGORITHMS = "bridge.auth.jwt.algorithms";
+
+  /** Milliseconds between two fetches of the JWK set. Default {@code 300000}. */
+  public static final String AUTH_JWT_REFRESH_INTERVAL_MS = "bridge.auth.jwt.refresh-interval-ms";
+
+  /**
+   * Milliseconds of clock skew allowed on {@code exp} and {@code nbf}, in whole seconds. Default
+   * {@code 60000}.
+   */
+  public static final String AUTH_JWT_CLOCK_SKEW_MS = "bridge.auth.jwt.clock-skew-ms";
 
   /**
    * Requests per second one deviceId may send to the device routes on average (a token bucket
@@ -229,11 +269,27 @@ public record BridgeConfig(
 
   /**
    * Device authentication: see {@link #AUTH_ENABLED}, {@link #AUTH_CREDENTIALS_FILE}, {@link
-   * #AUTH_RELOAD_INTERVAL_MS}.
+   * #AUTH_RELOAD_INTERVAL_MS}, {@link #AUTH_JWT_JWKS_URI}.
    *
-   * @param credentialsFile {@code null} when authentication is off
+   * @param credentialsFile {@code null} when authentication is off or only JWTs are accepted
+   * @param jwt {@code null} when authentication is off or no JWTs are accepted
    */
-  public record DeviceAuth(boolean enabled, Path credentialsFile, Duration reloadInterval) {}
+  public record DeviceAuth(
+      boolean enabled, Path credentialsFile, Duration reloadInterval, DeviceJwt jwt) {}
+
+  /**
+   * Device JWTs from an identity provider: see {@link #AUTH_JWT_JWKS_URI} and the keys after it.
+   *
+   * @param algorithms JWS algorithm names, at least one
+   */
+  public record DeviceJwt(
+      URI jwksUri,
+      String issuer,
+      String audience,
+      String devicesClaim,
+      List<String> algorithms,
+      Duration refreshInterval,
+      Duration clockSkew) {}
 
   /**
    * Per-device rate limit: see {@link #RATE_LIMIT_REQUESTS_PER_SECOND}, {@link #RATE_LIMIT_BURST}.

@@ -5,9 +5,11 @@ import static dev.turnstile.bridge.config.BridgeConfig.*;
 import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.config.Settings;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -116,18 +118,47 @@ public final class BridgeConfigLoader {
   private static DeviceAuth deviceAuth(Settings s) {
     boolean enabled = s.bool(AUTH_ENABLED);
     String file = s.string(AUTH_CREDENTIALS_FILE);
-    if (enabled && (file == null || file.isBlank())) {
+    boolean hasFile = file != null && !file.isBlank();
+    DeviceJwt jwt = enabled ? deviceJwt(s) : null;
+    if (enabled && !hasFile && jwt == null) {
       throw InvalidConfigurationException.of(
           AUTH_CREDENTIALS_FILE,
           "must be set while "
               + AUTH_ENABLED
-              + " is true (the default): the file of device credentials (`turnstile"
-              + " device-token` makes them); set "
+              + " is true (the default), unless "
+              + AUTH_JWT_JWKS_URI
+              + " is: the file of device credentials (`turnstile device-token` makes them); set "
               + AUTH_ENABLED
               + "=false to accept unauthenticated device requests");
     }
     return new DeviceAuth(
-        enabled, enabled ? Path.of(file.strip()) : null, s.millis(AUTH_RELOAD_INTERVAL_MS));
+        enabled,
+        enabled && hasFile ? Path.of(file.strip()) : null,
+        s.millis(AUTH_RELOAD_INTERVAL_MS),
+        jwt);
+  }
+
+  /** The JWT settings when a JWKS URI is set, else {@code null}; issuer and audience required. */
+  private static DeviceJwt deviceJwt(Settings s) {
+    String uri = s.string(AUTH_JWT_JWKS_URI);
+    if (uri == null || uri.isBlank()) {
+      return null;
+    }
+    for (String key : List.of(AUTH_JWT_ISSUER, AUTH_JWT_AUDIENCE)) {
+      String value = s.string(key);
+      if (value == null || value.isBlank()) {
+        throw InvalidConfigurationException.of(
+            key, "must be set while " + AUTH_JWT_JWKS_URI + " is: device JWTs are checked for it");
+      }
+    }
+    return new DeviceJwt(
+        URI.create(uri.strip()),
+        s.string(AUTH_JWT_ISSUER).strip(),
+        s.string(AUTH_JWT_AUDIENCE).strip(),
+        s.string(AUTH_JWT_DEVICES_CLAIM).strip(),
+        BridgeConfigModel.names(s.string(AUTH_JWT_ALGORITHMS)),
+        s.millis(AUTH_JWT_REFRESH_INTERVAL_MS),
+        s.millis(AUTH_JWT_CLOCK_SKEW_MS));
   }
 
   /**
@@ -171,7 +202,7 @@ public final class BridgeConfigLoader {
         key,
         keystore,
         password == null ? "" : password,
-        BridgeConfigModel.tlsProtocols(s.string(HTTP_TLS_PROTOCOLS)),
+        BridgeConfigModel.names(s.string(HTTP_TLS_PROTOCOLS)),
         s.millis(HTTP_TLS_RELOAD_INTERVAL_MS));
   }
 

@@ -295,7 +295,8 @@ public final class BridgeConfigModel {
         true,
         HIGH,
         "device requests (`.../events`, `.../events:batch`) need `Authorization: Bearer <token>`"
-            + " with a token of the credentials file that covers the path's deviceId, else `401`"
+            + " with a token of the credentials file, or a JWT (`bridge.auth.jwt.*`), that covers"
+            + " the path's deviceId, else `401`"
             + " (`unauthenticated`) or `403` (`forbidden`) and nothing is written; `false` lets"
             + " anyone who reaches the port write for any device, and logs a warning at start-up",
         g,
@@ -309,7 +310,8 @@ public final class BridgeConfigModel {
         HIGH,
         "path of the device credentials file (format: README, \"Device authentication and rate"
             + " limits\"), e.g. a mounted"
-            + " Secret; required while `bridge.auth.enabled=true`; read at start-up, which fails"
+            + " Secret; required while `bridge.auth.enabled=true`, unless"
+            + " `bridge.auth.jwt.jwks-uri` is set; read at start-up, which fails"
             + " on an unreadable file or an invalid line",
         g,
         ++o,
@@ -327,6 +329,90 @@ public final class BridgeConfigModel {
         ++o,
         ConfigDef.Width.SHORT,
         AUTH_RELOAD_INTERVAL_MS);
+    d.define(
+        AUTH_JWT_JWKS_URI,
+        Type.STRING,
+        null,
+        JWKS_URI,
+        MEDIUM,
+        "URL of an identity provider's JSON Web Key Set (RFC 7517); when set, device requests may"
+            + " also carry a JWT (RFC 7519) signed with one of its keys, checked for"
+            + " `bridge.auth.jwt.issuer`, `bridge.auth.jwt.audience`, expiry and the devices it"
+            + " names; fetched at start-up (which fails when it cannot be), then every"
+            + " `bridge.auth.jwt.refresh-interval-ms` and soon after a token names an unknown key;"
+            + " unset: no JWTs",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        AUTH_JWT_JWKS_URI);
+    d.define(
+        AUTH_JWT_ISSUER,
+        Type.STRING,
+        null,
+        HIGH,
+        "the `iss` a device JWT must carry, exactly; required with `bridge.auth.jwt.jwks-uri`",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        AUTH_JWT_ISSUER);
+    d.define(
+        AUTH_JWT_AUDIENCE,
+        Type.STRING,
+        null,
+        HIGH,
+        "a value the device JWT's `aud` must hold; required with `bridge.auth.jwt.jwks-uri`",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        AUTH_JWT_AUDIENCE);
+    d.define(
+        AUTH_JWT_DEVICES_CLAIM,
+        Type.STRING,
+        "sub",
+        new ConfigDef.NonEmptyStringWithoutControlChars(),
+        MEDIUM,
+        "the JWT claim naming the devices it may send for: a string or an array of strings, each"
+            + " a deviceId, a prefix followed by `*`, or `*`; a valid JWT that does not cover the"
+            + " path's deviceId is `403`",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_JWT_DEVICES_CLAIM);
+    d.define(
+        AUTH_JWT_ALGORITHMS,
+        Type.STRING,
+        "RS256,ES256",
+        JWT_ALGORITHMS,
+        MEDIUM,
+        "JWS algorithms accepted (RFC 7518 §3.1), comma-separated; asymmetric only, never `none`"
+            + " or `HS*`",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_JWT_ALGORITHMS);
+    d.define(
+        AUTH_JWT_REFRESH_INTERVAL_MS,
+        Type.LONG,
+        300_000L,
+        Range.between(1_000, 86_400_000),
+        LOW,
+        "how often the JWK set is fetched again; a failed fetch is logged and the keys in force"
+            + " stay",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_JWT_REFRESH_INTERVAL_MS);
+    d.define(
+        AUTH_JWT_CLOCK_SKEW_MS,
+        Type.LONG,
+        60_000L,
+        Range.between(0, 3_600_000),
+        LOW,
+        "clock skew allowed on a JWT's `exp` and `nbf`, in whole seconds",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_JWT_CLOCK_SKEW_MS);
     d.define(
         RATE_LIMIT_REQUESTS_PER_SECOND,
         Type.INT,
@@ -661,8 +747,8 @@ public final class BridgeConfigModel {
         }
       };
 
-  /** {@code "TLSv1.2, TLSv1.3"} as its names; blanks dropped. */
-  static List<String> tlsProtocols(String commaSeparated) {
+  /** A comma-separated list ({@code "TLSv1.2, TLSv1.3"}) as its names; blanks dropped. */
+  static List<String> names(String commaSeparated) {
     return java.util.Arrays.stream(commaSeparated.split(","))
         .map(String::strip)
         .filter(p -> !p.isEmpty())
@@ -673,7 +759,7 @@ public final class BridgeConfigModel {
       new ConfigDef.Validator() {
         @Override
         public void ensureValid(String name, Object value) {
-          List<String> protocols = tlsProtocols((String) value);
+          List<String> protocols = names((String) value);
           if (protocols.isEmpty()) {
             throw new ConfigException(name, value, "name at least one of TLSv1.2, TLSv1.3");
           }
@@ -691,6 +777,63 @@ public final class BridgeConfigModel {
         @Override
         public String toString() {
           return "`TLSv1.2`, `TLSv1.3`";
+        }
+      };
+
+  /** JWS algorithms a device JWT may be signed with: asymmetric only (RFC 7518 §3.1). */
+  static final List<String> ASYMMETRIC_JWS =
+      List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
+
+  private static final ConfigDef.Validator JWT_ALGORITHMS =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          List<String> algorithms = names((String) value);
+          if (algorithms.isEmpty()) {
+            throw new ConfigException(name, value, "name at least one JWS algorithm");
+          }
+          for (String algorithm : algorithms) {
+            if (!ASYMMETRIC_JWS.contains(algorithm)) {
+              throw new ConfigException(
+                  name,
+                  value,
+                  algorithm
+                      + " is not accepted: only the asymmetric JWS algorithms "
+                      + String.join(", ", ASYMMETRIC_JWS)
+                      + " (a JWK set holds public keys; none and HS* would let anyone sign)");
+            }
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "of " + String.join(", ", ASYMMETRIC_JWS);
+        }
+      };
+
+  private static final ConfigDef.Validator JWKS_URI =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          if (value == null) {
+            return;
+          }
+          java.net.URI uri;
+          try {
+            uri = new java.net.URI(((String) value).strip());
+          } catch (java.net.URISyntaxException e) {
+            throw new ConfigException(name, value, "not a URI: " + e.getReason());
+          }
+          if (!"https".equalsIgnoreCase(uri.getScheme())
+                  && !"http".equalsIgnoreCase(uri.getScheme())
+              || uri.getHost() == null) {
+            throw new ConfigException(name, value, "must be an https:// (or http://) URL");
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "https:// URL";
         }
       };
 

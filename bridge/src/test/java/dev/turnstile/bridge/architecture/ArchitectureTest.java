@@ -119,7 +119,8 @@ class ArchitectureTest {
 
   /**
    * The libraries the application is written with: JSON, metrics, logging, CloudEvents' core (not
-   * its Kafka binding), and the cache and token buckets of the device rate limits.
+   * its Kafka binding), the cache and token buckets of the device rate limits, and Nimbus JOSE+JWT
+   * for device JWTs and the identity provider's JWK set.
    */
   private static final String[] APPLICATION_LIBRARIES = {
     "com.fasterxml.jackson..",
@@ -130,7 +131,8 @@ class ArchitectureTest {
     "io.cloudevents.jackson..",
     "io.cloudevents.rw..",
     "com.github.benmanes.caffeine..",
-    "io.github.bucket4j.."
+    "io.github.bucket4j..",
+    "com.nimbusds.."
   };
 
   /** The one adapter other adapters may use, and who uses it. */

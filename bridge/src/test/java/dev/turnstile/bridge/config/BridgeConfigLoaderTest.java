@@ -380,4 +380,51 @@ class BridgeConfigLoaderTest {
     assertThat(off.deviceAuth().credentialsFile()).isNull();
     assertThat(off.rateLimit().enabled()).isFalse();
   }
+
+  @Test
+  void deviceJwtsNeedAnIssuerAndAnAudienceAndMayStandInForTheCredentialsFile() {
+    Map<String, String> jwt =
+        Map.of(
+            "kafka.bootstrap.servers", "k:9092",
+            "bridge.auth.jwt.jwks-uri", "https://idp.example/.well-known/jwks.json",
+            "bridge.auth.jwt.issuer", "https://idp.example/",
+            "bridge.auth.jwt.audience", "turnstile");
+    BridgeConfig only = BridgeConfigLoader.fromMap(jwt);
+    assertThat(only.deviceAuth().credentialsFile()).isNull();
+    assertThat(only.deviceAuth().jwt())
+        .isEqualTo(
+            new BridgeConfig.DeviceJwt(
+                java.net.URI.create("https://idp.example/.well-known/jwks.json"),
+                "https://idp.example/",
+                "turnstile",
+                "sub",
+                java.util.List.of("RS256", "ES256"),
+                Duration.ofMinutes(5),
+                Duration.ofSeconds(60)));
+
+    for (String missing : java.util.List.of("bridge.auth.jwt.issuer", "bridge.auth.jwt.audience")) {
+      Map<String, String> without = new java.util.HashMap<>(jwt);
+      without.remove(missing);
+      assertThatThrownBy(() -> BridgeConfigLoader.fromMap(without))
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining(missing + ": must be set while bridge.auth.jwt.jwks-uri is");
+    }
+    for (String[] bad :
+        new String[][] {
+          {"bridge.auth.jwt.algorithms", "RS256,HS256", "HS256 is not accepted"},
+          {"bridge.auth.jwt.algorithms", "none", "none is not accepted"},
+          {"bridge.auth.jwt.algorithms", " , ", "name at least one JWS algorithm"},
+          {"bridge.auth.jwt.jwks-uri", "file:///etc/jwks.json", "must be an https:// (or http://)"},
+          {"bridge.auth.jwt.jwks-uri", "https://", "https://"},
+          {"bridge.auth.jwt.devices-claim", "", "bridge.auth.jwt.devices-claim"}
+        }) {
+      Map<String, String> with = new java.util.HashMap<>(jwt);
+      with.put(bad[0], bad[1]);
+      assertThatThrownBy(() -> BridgeConfigLoader.fromMap(with))
+          .as("%s=%s", bad[0], bad[1])
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining(bad[0])
+          .hasMessageContaining(bad[2]);
+    }
+  }
 }

@@ -11,15 +11,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who may use the device routes and how fast: the device credentials in force (read from the
- * credentials file, reloaded by {@link #reloadCredentials()}) and the per-device rate limits.
+ * credentials file, reloaded by {@link #reloadCredentials()}), device JWTs from an identity
+ * provider when configured, and the per-device rate limits. A bearer token of JWT shape (three
+ * parts) is checked as a JWT when JWTs are accepted; any other as a device token of the file.
  */
-public final class AuthorizeDeviceRequestService implements AuthorizeDeviceRequestUseCase {
+public final class AuthorizeDeviceRequestService
+    implements AuthorizeDeviceRequestUseCase, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(AuthorizeDeviceRequestService.class);
 
   private static final Decision ALLOWED = new Allowed();
 
   private final DeviceCredentialsFile credentials;
+  private final JwtDeviceTokens jwts;
   private final DeviceRateLimits rateLimits;
   private final AtomicReference<String> lastReloadProblem = new AtomicReference<>();
 
@@ -30,23 +34,55 @@ public final class AuthorizeDeviceRequestService implements AuthorizeDeviceReque
    */
   public AuthorizeDeviceRequestService(
       DeviceCredentialsFile credentials, DeviceRateLimits rateLimits) {
+    this(credentials, null, rateLimits);
+  }
+
+  /**
+   * @param credentials the credentials file, already loaded, or {@code null} when there is none
+   * @param jwts the device JWTs accepted, or {@code null} when none; authentication is off when
+   *     both are {@code null}
+   * @param rateLimits the per-device limits, {@link DeviceRateLimits#NONE} when off
+   */
+  public AuthorizeDeviceRequestService(
+      DeviceCredentialsFile credentials, JwtDeviceTokens jwts, DeviceRateLimits rateLimits) {
     this.credentials = credentials;
+    this.jwts = jwts;
     this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
   }
 
   @Override
   public Decision authorize(String deviceId, List<String> authorization) {
-    if (credentials != null
-        && credentials.current().authenticate(deviceId, authorization)
-            instanceof Authentication.Refused refused) {
+    if (authenticates()
+        && authenticate(deviceId, authorization) instanceof Authentication.Refused refused) {
       return new Refused(refused.refusal(), refused.detail());
     }
     long waitNanos = rateLimits.tryAcquire(deviceId);
     return waitNanos > 0 ? new RateLimited(Duration.ofNanos(waitNanos)) : ALLOWED;
   }
 
-  /** Whether requests are authenticated at all, i.e. whether there is a file to reload. */
+  private Authentication authenticate(String deviceId, List<String> authorization) {
+    BearerToken.Parsed parsed = BearerToken.parse(authorization);
+    if (parsed.refused() != null) {
+      return parsed.refused();
+    }
+    String token = parsed.token();
+    if (jwts != null && JwtDeviceTokens.isJwt(token)) {
+      return jwts.authenticate(deviceId, token);
+    }
+    if (credentials != null) {
+      return credentials.current().authenticateToken(deviceId, token);
+    }
+    return new Authentication.Refused(
+        Refusal.INVALID, "the bearer token is not a JWT (RFC 7519), the only kind accepted here");
+  }
+
+  /** Whether requests are authenticated at all. */
   public boolean authenticates() {
+    return credentials != null || jwts != null;
+  }
+
+  /** Whether there is a credentials file to reload. */
+  public boolean readsCredentialsFile() {
     return credentials != null;
   }
 
@@ -78,5 +114,13 @@ public final class AuthorizeDeviceRequestService implements AuthorizeDeviceReque
           credentials.path());
     }
     return reloaded;
+  }
+
+  /** Stops fetching the JWK set, when there is one. */
+  @Override
+  public void close() {
+    if (jwts != null) {
+      jwts.close();
+    }
   }
 }

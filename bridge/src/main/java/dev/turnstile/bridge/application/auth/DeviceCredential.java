@@ -116,7 +116,7 @@ public final class DeviceCredential {
   }
 
   private static void requireDevices(String devices) {
-    if (devices == null || !DEVICES.matcher(devices).matches()) {
+    if (!isDevices(devices)) {
       throw new IllegalArgumentException(
           "devices must be a deviceId (" + Identifier.RULE + "), a prefix followed by *, or *");
     }
@@ -139,9 +139,24 @@ public final class DeviceCredential {
 
   /** Whether a request for {@code deviceId} is within this credential's devices. */
   boolean covers(String deviceId) {
+    return covers(devices, deviceId);
+  }
+
+  /**
+   * Whether {@code deviceId} is within {@code devices} (a deviceId, {@code prefix*} or {@code *}):
+   * the one rule for every kind of credential, the credentials file's and a JWT's.
+   */
+  static boolean covers(String devices, String deviceId) {
     return devices.endsWith("*")
         ? deviceId.startsWith(devices.substring(0, devices.length() - 1))
         : devices.equals(deviceId);
+  }
+
+  /**
+   * Whether {@code devices} is a deviceId, a deviceId prefix followed by {@code *}, or {@code *}.
+   */
+  static boolean isDevices(String devices) {
+    return devices != null && DEVICES.matcher(devices).matches();
   }
 
   /** The credential's line for the credentials file. */

@@ -5,10 +5,7 @@ import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The device credentials the bridge accepts, as read from the credentials file: checks a request's
@@ -19,10 +16,6 @@ import java.util.regex.Pattern;
  * new one, move the device over, remove the old line).
  */
 public final class DeviceCredentials {
-
-  /** RFC 6750 §2.1: {@code Bearer} (any case), spaces, then a b64token. */
-  private static final Pattern BEARER =
-      Pattern.compile("([A-Za-z]+) +([A-Za-z0-9._~+/-]+=*) *|([A-Za-z]+)( .*)?");
 
   /**
    * Digest compared when a token names no known credential, so that an unknown id costs the same
@@ -72,27 +65,17 @@ public final class DeviceCredentials {
    * about {@code deviceId}.
    */
   public Authentication authenticate(String deviceId, List<String> authorization) {
-    if (authorization.isEmpty()) {
-      return new Refused(Refusal.MISSING, "send Authorization: Bearer <device token>");
-    }
-    if (authorization.size() > 1) {
-      return new Refused(
-          Refusal.MALFORMED, "send one Authorization header, not " + authorization.size());
-    }
-    Matcher matcher = BEARER.matcher(authorization.get(0).strip());
-    if (!matcher.matches()) {
-      return new Refused(Refusal.MALFORMED, "the Authorization header is not <scheme> <token>");
-    }
-    String scheme = matcher.group(1) != null ? matcher.group(1) : matcher.group(3);
-    if (!scheme.toLowerCase(Locale.ROOT).equals("bearer")) {
-      // RFC 6750 §3.1: an unsupported scheme is answered like a missing header.
-      return new Refused(
-          Refusal.MISSING, "the Authorization scheme must be Bearer, not " + printable(scheme));
-    }
-    if (matcher.group(2) == null) {
-      return new Refused(Refusal.MALFORMED, "the bearer token is not a b64token (RFC 6750 §2.1)");
-    }
-    String token = matcher.group(2);
+    BearerToken.Parsed parsed = BearerToken.parse(authorization);
+    return parsed.refused() != null
+        ? parsed.refused()
+        : authenticateToken(deviceId, parsed.token());
+  }
+
+  /**
+   * Checks a bearer token, already read from its header, for a request about {@code deviceId}: the
+   * credential its id names must exist, its digest match and its devices cover {@code deviceId}.
+   */
+  Authentication authenticateToken(String deviceId, String token) {
     int dot = token.indexOf('.');
     DeviceCredential credential = dot < 0 ? null : byId.get(token.substring(0, dot));
     boolean matches = (credential == null ? DECOY : credential).matches(token);
@@ -103,11 +86,6 @@ public final class DeviceCredentials {
       return new Refused(Refusal.FORBIDDEN, "the bearer token is not valid for device " + deviceId);
     }
     return new Authenticated(credential.id());
-  }
-
-  /** A scheme to echo: letters only by the pattern, but bounded in length. */
-  private static String printable(String scheme) {
-    return scheme.length() > 20 ? scheme.substring(0, 20) + "..." : scheme;
   }
 
   @Override

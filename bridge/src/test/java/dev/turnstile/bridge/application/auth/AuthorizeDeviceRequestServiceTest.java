@@ -2,6 +2,8 @@ package dev.turnstile.bridge.application.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
 import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
@@ -80,6 +82,47 @@ class AuthorizeDeviceRequestServiceTest {
     Files.writeString(path, "not a credential\n");
     assertThat(access.reloadCredentials()).isFalse();
     assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(new Allowed());
+  }
+
+  @Test
+  void deviceTokensAndJwtsAreAcceptedSideBySide() throws IOException {
+    RSAKey key = DeviceJwts.rsa("k1");
+    String jwt = DeviceJwts.sign(key, DeviceJwts.claims("station-2").build());
+    try (AuthorizeDeviceRequestService both =
+            new AuthorizeDeviceRequestService(file(station1), jwts(key), DeviceRateLimits.NONE);
+        AuthorizeDeviceRequestService jwtOnly =
+            new AuthorizeDeviceRequestService(null, jwts(key), DeviceRateLimits.NONE)) {
+      assertThat(both.authenticates()).isTrue();
+      assertThat(both.authorize("station-1", bearer(station1))).isEqualTo(new Allowed());
+      assertThat(both.authorize("station-2", List.of("Bearer " + jwt))).isEqualTo(new Allowed());
+      assertThat(both.authorize("station-1", List.of("Bearer " + jwt)))
+          .isInstanceOfSatisfying(
+              Refused.class, r -> assertThat(r.refusal()).isEqualTo(Refusal.FORBIDDEN));
+
+      assertThat(jwtOnly.authenticates()).isTrue();
+      assertThat(jwtOnly.readsCredentialsFile()).isFalse();
+      assertThat(jwtOnly.authorize("station-2", List.of("Bearer " + jwt))).isEqualTo(new Allowed());
+      assertThat(jwtOnly.authorize("station-1", bearer(station1)))
+          .isEqualTo(
+              new Refused(
+                  Refusal.INVALID,
+                  "the bearer token is not a JWT (RFC 7519), the only kind accepted here"));
+      assertThat(jwtOnly.authorize("station-2", List.of()))
+          .isEqualTo(new Refused(Refusal.MISSING, missingDetail()));
+    }
+  }
+
+  private static JwtDeviceTokens jwts(RSAKey key) {
+    JsonWebKeys keys =
+        JsonWebKeys.start(
+            () -> new JWKSet(key), "test", Duration.ofHours(1), Duration.ofSeconds(30));
+    return new JwtDeviceTokens(
+        keys,
+        DeviceJwts.ISSUER,
+        DeviceJwts.AUDIENCE,
+        "sub",
+        List.of("RS256"),
+        Duration.ofSeconds(60));
   }
 
   private DeviceCredentialsFile file(Issued... issued) throws IOException {

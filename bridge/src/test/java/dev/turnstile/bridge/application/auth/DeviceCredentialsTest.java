@@ -174,7 +174,7 @@ class DeviceCredentialsTest {
         .noneMatch(call -> call.startsWith("java.lang.String.equals"))
         .noneMatch(call -> call.startsWith("java.lang.String.contentEquals"));
     JavaClass store = new ClassFileImporter().importClass(DeviceCredentials.class);
-    assertThat(calls(store.getMethod("authenticate", String.class, List.class)))
+    assertThat(calls(store.getMethod("authenticateToken", String.class, String.class)))
         .contains(DeviceCredential.class.getName() + ".matches")
         .noneMatch(call -> call.startsWith("java.util.Arrays.equals"));
   }
