@@ -7,20 +7,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jwt.PlainJWT;
+import com.sun.net.httpserver.HttpServer;
 import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.application.auth.DeviceCredential;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
+import dev.turnstile.bridge.application.auth.DeviceJwts;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Device authentication over real HTTP against a real in-process Kafka: a device's own token is let
  * in; no token, a wrong or malformed one (401) and another device's (403) are refused as
- * problem+json, counted, and write nothing.
+ * problem+json, counted, and write nothing. Device JWTs are accepted beside the file's tokens,
+ * checked against a JWK set served over loopback HTTP as an identity provider serves it.
  */
 class DeviceAuthenticationIT {
 
@@ -38,7 +49,12 @@ class DeviceAuthenticationIT {
   private static final Issued STATION_2 = DeviceCredential.issue("station-2");
   private static final Issued FLEET = DeviceCredential.issue("fleet-*");
 
+  private static final RSAKey IDP_KEY = DeviceJwts.rsa("idp-1");
+  private static final AtomicReference<JWKSet> PUBLISHED =
+      new AtomicReference<>(new JWKSet(IDP_KEY.toPublicJWK()));
+
   @TempDir static Path dir;
+  private static HttpServer identityProvider;
   private static Path credentials;
   private static EmbeddedKafka kafka;
   private static BridgeApplication bridge;
@@ -57,6 +73,18 @@ class DeviceAuthenticationIT {
             STATION_1.credential().line(),
             STATION_2.credential().line(),
             FLEET.credential().line()));
+    identityProvider =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    identityProvider.createContext(
+        "/.well-known/jwks.json",
+        exchange -> {
+          byte[] body = PUBLISHED.get().toString().getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    identityProvider.start();
     bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(config(credentials)));
     traffic =
         new DeviceTraffic(
@@ -66,18 +94,31 @@ class DeviceAuthenticationIT {
   }
 
   private static Map<String, String> config(Path credentialsFile) {
-    return Map.of(
-        "kafka.bootstrap.servers", kafka.bootstrapServers(),
-        "topic.prefix", PREFIX,
-        "bridge.http.host", "127.0.0.1",
-        "bridge.http.port", "0",
-        "bridge.kafka.readiness-interval-ms", "200",
-        "bridge.auth.credentials-file", credentialsFile.toString(),
-        "bridge.auth.reload-interval-ms", "200");
+    return config(
+        credentialsFile,
+        "http://127.0.0.1:" + identityProvider.getAddress().getPort() + "/.well-known/jwks.json");
+  }
+
+  private static Map<String, String> config(Path credentialsFile, String jwksUri) {
+    return Map.ofEntries(
+        Map.entry("kafka.bootstrap.servers", kafka.bootstrapServers()),
+        Map.entry("topic.prefix", PREFIX),
+        Map.entry("bridge.http.host", "127.0.0.1"),
+        Map.entry("bridge.http.port", "0"),
+        Map.entry("bridge.kafka.readiness-interval-ms", "200"),
+        Map.entry("bridge.auth.credentials-file", credentialsFile.toString()),
+        Map.entry("bridge.auth.reload-interval-ms", "200"),
+        Map.entry("bridge.auth.jwt.jwks-uri", jwksUri),
+        Map.entry("bridge.auth.jwt.issuer", DeviceJwts.ISSUER),
+        Map.entry("bridge.auth.jwt.audience", DeviceJwts.AUDIENCE),
+        Map.entry("bridge.auth.jwt.refresh-interval-ms", "1000"));
   }
 
   @AfterAll
   static void stop() {
+    if (identityProvider != null) {
+      identityProvider.stop(0);
+    }
     for (AutoCloseable closeable : new AutoCloseable[] {traffic, bridge, kafka}) {
       try {
         if (closeable != null) {
@@ -225,6 +266,90 @@ class DeviceAuthenticationIT {
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("bridge.auth.credentials-file")
         .hasMessageContaining("line 2");
+  }
+
+  @Test
+  void aDeviceJwtIsLetInBesideTheFilesTokensAndABadOneWritesNothing() throws Exception {
+    String path = "/api/v1/devices/jwt-1/events";
+    String own = jwt(IDP_KEY, DeviceJwts.claims("jwt-1").build());
+    assertThat(traffic.post(path, event("jwt-ok-1"), own).statusCode()).isEqualTo(202);
+    assertThat(
+            traffic
+                .post("/api/v1/devices/station-1/events", event("jwt-ok-2"), bearer(STATION_1))
+                .statusCode())
+        .as("the credentials file's tokens still work")
+        .isEqualTo(202);
+    double unauthenticated = traffic.rejected("unauthenticated");
+    double forbidden = traffic.rejected("forbidden");
+
+    HttpResponse<String> other =
+        traffic.post(
+            "/api/v1/devices/jwt-1/events",
+            event("jwt-refused-1"),
+            jwt(IDP_KEY, DeviceJwts.claims("jwt-2").build()));
+    assertThat(problem(other, 403)).isEqualTo("forbidden");
+    assertThat(other.body()).contains("the JWT is not valid for device jwt-1");
+    HttpResponse<String> expired =
+        traffic.post(
+            path,
+            event("jwt-refused-2"),
+            jwt(
+                IDP_KEY,
+                DeviceJwts.claims("jwt-1")
+                    .expirationTime(java.util.Date.from(java.time.Instant.now().minusSeconds(600)))
+                    .build()));
+    assertThat(problem(expired, 401)).isEqualTo("unauthenticated");
+    assertThat(expired.headers().firstValue("WWW-Authenticate"))
+        .hasValue("Bearer realm=\"turnstile\", error=\"invalid_token\"");
+    assertThat(expired.body()).contains("Expired JWT");
+    String unsigned = "Bearer " + new PlainJWT(DeviceJwts.claims("jwt-1").build()).serialize();
+    assertThat(problem(traffic.post(path, event("jwt-refused-3"), unsigned), 401))
+        .isEqualTo("unauthenticated");
+    String unknownKey = jwt(DeviceJwts.rsa("not-published"), DeviceJwts.claims("jwt-1").build());
+    assertThat(problem(traffic.post(path, event("jwt-refused-4"), unknownKey), 401))
+        .isEqualTo("unauthenticated");
+
+    assertThat(traffic.rejected("unauthenticated") - unauthenticated).isEqualTo(3);
+    assertThat(traffic.rejected("forbidden") - forbidden).isEqualTo(1);
+    assertThat(traffic.eventIdsWrittenFor("jwt-1", "sentinel-jwt", own))
+        .contains("jwt-ok-1", "sentinel-jwt")
+        .noneMatch(id -> id.startsWith("jwt-refused-"));
+  }
+
+  @Test
+  void aKeyTheIdentityProviderRotatesInIsTakenWithoutARestart() throws Exception {
+    RSAKey rotated = DeviceJwts.rsa("idp-2");
+    String token = jwt(rotated, DeviceJwts.claims("jwt-rotated").build());
+    String path = "/api/v1/devices/jwt-rotated/events";
+    assertThat(traffic.post(path, event("rotated-0"), token).statusCode()).isEqualTo(401);
+
+    PUBLISHED.set(new JWKSet(List.of(IDP_KEY.toPublicJWK(), rotated.toPublicJWK())));
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> traffic.post(path, event("rotated-1"), token).statusCode() == 202);
+  }
+
+  @Test
+  void anUnreachableIdentityProviderStopsTheStartNamingTheKey() {
+    int closed;
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThatThrownBy(
+            () ->
+                BridgeApplication.start(
+                    BridgeConfigLoader.fromMap(
+                        config(credentials, "http://127.0.0.1:" + closed + "/jwks.json"))))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("bridge.auth.jwt.jwks-uri")
+        .hasMessageContaining("could not fetch the JWK set");
+  }
+
+  private static String jwt(com.nimbusds.jose.jwk.JWK key, com.nimbusds.jwt.JWTClaimsSet claims) {
+    return "Bearer " + DeviceJwts.sign(key, claims);
   }
 
   private static String bearer(Issued issued) {
