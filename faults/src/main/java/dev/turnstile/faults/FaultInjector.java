@@ -4,9 +4,16 @@ import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.domain.session.DeviceSessions;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -159,15 +166,15 @@ final class FaultInjector {
   }
 
   /**
-   * Waits for the next burst of abandoned sessions to come close to falling due, then stops the
+   * Waits for the next burst of abandoned sessions to come close to falling due, then stops an
    * instance with a {@link Breakpoint} at the second session the punctuator expires from then on
    * ({@code DeviceSessions.expire}, called only by {@code DeviceSessionProcessor.expireDue}): the
    * punctuation has forwarded the first one's outputs in the open transaction and not saved the
-   * second. SIGKILL while every thread is suspended there, then a restart.
+   * second. Every instance gets the breakpoint and the first to stop there is the one killed (an
+   * instance just restarted may hold no active session task, and then expires nothing); the others
+   * are let go. SIGKILL while every thread of it is suspended there, then a restart.
    */
   private String killTopologyInPunctuation(String[] target) {
-    int i = anyTopology();
-    target[0] = Deployment.topologyName(i);
     // No burst pending (none accepted yet, or every one already due): wait for the next one.
     long due = nextDue();
     for (long until = System.currentTimeMillis() + BURST_WAIT.toMillis();
@@ -178,32 +185,70 @@ final class FaultInjector {
     if (due > 0) {
       Pause.millis(Math.max(0, due - System.currentTimeMillis() - 1500));
     }
-    OsProcess process = deployment.topology(i);
-    String note;
-    try (Breakpoint breakpoint = Breakpoint.attach(deployment.topologyDebugPort(i))) {
-      Optional<Breakpoint.Hit> hit =
-          breakpoint.await(
-              DeviceSessions.class.getName(),
-              EXPIRE_METHOD,
-              2,
-              Duration.ofSeconds(PUNCTUATION_WAIT));
-      process.kill();
-      note =
-          hit.map(
-                  h ->
-                      h.frameIs(1, PUNCTUATOR_CLASS, PUNCTUATOR)
-                          ? "killed inside "
-                              + PUNCTUATOR
-                              + ", at its second expiry ("
-                              + h.thread()
-                              + ")"
-                          : "killed at an expiry outside the punctuator: " + h.frames())
-              .orElse("no expiry within " + PUNCTUATION_WAIT + " s of attaching; killed anyway");
-    } catch (UncheckedIOException e) {
-      process.kill();
-      note = "could not attach a debugger (" + e.getCause().getMessage() + "); killed anyway";
+    int count = deployment.topologyCount();
+    List<Breakpoint> breakpoints = new ArrayList<>();
+    List<String> unattached = new ArrayList<>();
+    ExecutorService waiters = Executors.newFixedThreadPool(count);
+    CompletionService<Map.Entry<Integer, Optional<Breakpoint.Hit>>> hits =
+        new ExecutorCompletionService<>(waiters);
+    int armed = 0;
+    int killed = -1;
+    Breakpoint.Hit hit = null;
+    try {
+      for (int i = 0; i < count; i++) {
+        Breakpoint breakpoint;
+        try {
+          breakpoint = Breakpoint.attach(deployment.topologyDebugPort(i));
+        } catch (UncheckedIOException e) {
+          unattached.add(Deployment.topologyName(i) + " (" + e.getCause().getMessage() + ")");
+          continue;
+        }
+        breakpoints.add(breakpoint);
+        int instance = i;
+        hits.submit(
+            () ->
+                Map.entry(
+                    instance,
+                    breakpoint.await(
+                        DeviceSessions.class.getName(),
+                        EXPIRE_METHOD,
+                        2,
+                        Duration.ofSeconds(PUNCTUATION_WAIT))));
+        armed++;
+      }
+      for (int k = 0; k < armed && hit == null; k++) {
+        Map.Entry<Integer, Optional<Breakpoint.Hit>> done = hits.take().get();
+        if (done.getValue().isPresent()) {
+          killed = done.getKey();
+          hit = done.getValue().get();
+          deployment.topology(killed).kill();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a breakpoint failed", e.getCause());
+    } finally {
+      breakpoints.forEach(Breakpoint::close); // the others resume
+      waiters.shutdownNow();
     }
-    deployment.startTopology(i);
+    String note;
+    if (hit != null) {
+      note =
+          hit.frameIs(1, PUNCTUATOR_CLASS, PUNCTUATOR)
+              ? "killed inside " + PUNCTUATOR + ", at its second expiry (" + hit.thread() + ")"
+              : "killed at an expiry outside the punctuator: " + hit.frames();
+    } else {
+      killed = anyTopology();
+      deployment.topology(killed).kill();
+      note =
+          "no expiry on any instance within " + PUNCTUATION_WAIT + " s of attaching; killed anyway";
+    }
+    if (!unattached.isEmpty()) {
+      note += "; could not attach a debugger to " + unattached;
+    }
+    target[0] = Deployment.topologyName(killed);
+    deployment.startTopology(killed);
     return note + (due > 0 ? "" : "; no burst was due");
   }
 

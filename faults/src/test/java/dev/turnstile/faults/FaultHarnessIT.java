@@ -25,10 +25,15 @@ class FaultHarnessIT {
    * were sent): the faults the short form must survive.
    */
   static final List<FaultKind> KINDS =
-      List.of(FaultKind.TOPOLOGY_KILL, FaultKind.BRIDGE_KILL, FaultKind.TOPOLOGY_PAUSE);
+      List.of(
+          FaultKind.TOPOLOGY_KILL,
+          FaultKind.BRIDGE_KILL,
+          FaultKind.TOPOLOGY_PAUSE,
+          FaultKind.TOPOLOGY_KILL_IN_PUNCTUATION);
 
   @Test
-  void acceptedEventsHaveExactlyOneEffectThroughKillsAndAPause() throws IOException {
+  void acceptedEventsHaveExactlyOneEffectThroughKillsAPauseAndAKillInThePunctuator()
+      throws IOException {
     long seed = Long.getLong("faults.seed", new SecureRandom().nextLong());
     // Under target/, not the tests' temporary folder: a failed run keeps its logs there to read.
     Files.createDirectories(Path.of("target"));
@@ -46,11 +51,12 @@ class FaultHarnessIT {
             2,
             // Sessions expire 2 min after their Started arrived: longer than a fault here delays
             // processing, so an accepted Finished is never raced by its session's expiry (see the
-            // README on the settling period); one burst of abandoned sessions, 10 s into the load,
-            // expires while the faults go on.
+            // README on the settling period); a burst of 200 abandoned sessions 10 s into the load
+            // and every minute after it expires while the faults go on, and gives the punctuation
+            // kill an expiry to stop at.
             Duration.ofMinutes(2),
             Duration.ofSeconds(15),
-            new Load.Plan(seed, 0.1, 0.2, 2, 8, 200, Duration.ofHours(1)),
+            new Load.Plan(seed, 0.1, 0.2, 2, 8, 200, Duration.ofMinutes(1)),
             2_000,
             500,
             Duration.ZERO);
@@ -64,6 +70,10 @@ class FaultHarnessIT {
         .extracting(Fault::kind)
         .containsAll(KINDS);
     assertThat(outcome.faults()).allMatch(Fault::healed, "healed");
+    assertThat(outcome.faults())
+        .filteredOn(f -> f.kind() == FaultKind.TOPOLOGY_KILL_IN_PUNCTUATION)
+        .as("the punctuation kill stopped an instance inside the punctuator")
+        .allMatch(f -> f.note().startsWith("killed inside expireDue"), "killed inside expireDue");
     assertThat(verdict.httpEventsAccepted()).isGreaterThan(5_000);
     assertThat(verdict.billingAccepted()).isGreaterThan(1_000);
     assertThat(verdict.lost()).as("lost; %s", verdict.problems()).isZero();
