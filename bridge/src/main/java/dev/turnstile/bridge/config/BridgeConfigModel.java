@@ -371,9 +371,9 @@ public final class BridgeConfigModel {
         "sub",
         new ConfigDef.NonEmptyStringWithoutControlChars(),
         MEDIUM,
-        "the JWT claim naming the devices it may send for: a string or an array of strings, each"
-            + " a deviceId, a prefix followed by `*`, or `*`; a valid JWT that does not cover the"
-            + " path's deviceId is `403`",
+        "the JWT claim naming the devices it may send for: a string or an array of strings (not"
+            + " in `sub`, a single string by RFC 7519), each a deviceId, a prefix followed by `*`,"
+            + " or `*`; a valid JWT that does not cover the path's deviceId is `403`",
         g,
         ++o,
         ConfigDef.Width.SHORT,
@@ -756,60 +756,52 @@ public final class BridgeConfigModel {
   }
 
   private static final ConfigDef.Validator TLS_PROTOCOLS =
-      new ConfigDef.Validator() {
-        @Override
-        public void ensureValid(String name, Object value) {
-          List<String> protocols = names((String) value);
-          if (protocols.isEmpty()) {
-            throw new ConfigException(name, value, "name at least one of TLSv1.2, TLSv1.3");
-          }
-          for (String protocol : protocols) {
-            if (!protocol.equals("TLSv1.2") && !protocol.equals("TLSv1.3")) {
-              throw new ConfigException(
-                  name,
-                  value,
-                  protocol
-                      + " is not offered: only TLSv1.2 and TLSv1.3 (RFC 8996 deprecates older)");
-            }
-          }
-        }
-
-        @Override
-        public String toString() {
-          return "`TLSv1.2`, `TLSv1.3`";
-        }
-      };
+      namesAmong(
+          List.of("TLSv1.2", "TLSv1.3"),
+          "TLS version",
+          "is not offered",
+          "RFC 8996 deprecates older");
 
   /** JWS algorithms a device JWT may be signed with: asymmetric only (RFC 7518 §3.1). */
   static final List<String> ASYMMETRIC_JWS =
       List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
 
   private static final ConfigDef.Validator JWT_ALGORITHMS =
-      new ConfigDef.Validator() {
-        @Override
-        public void ensureValid(String name, Object value) {
-          List<String> algorithms = names((String) value);
-          if (algorithms.isEmpty()) {
-            throw new ConfigException(name, value, "name at least one JWS algorithm");
-          }
-          for (String algorithm : algorithms) {
-            if (!ASYMMETRIC_JWS.contains(algorithm)) {
-              throw new ConfigException(
-                  name,
-                  value,
-                  algorithm
-                      + " is not accepted: only the asymmetric JWS algorithms "
-                      + String.join(", ", ASYMMETRIC_JWS)
-                      + " (a JWK set holds public keys; none and HS* would let anyone sign)");
-            }
-          }
-        }
+      namesAmong(
+          ASYMMETRIC_JWS,
+          "JWS algorithm",
+          "is not accepted",
+          "a JWK set holds public keys; none and HS* would let anyone sign");
 
-        @Override
-        public String toString() {
-          return "of " + String.join(", ", ASYMMETRIC_JWS);
+  /**
+   * A comma-separated list ({@link #names}) of at least one name, each of {@code allowed}; a name
+   * that is not is refused as "{@code <name> <refusal>: only <allowed> (<why>)}".
+   */
+  private static ConfigDef.Validator namesAmong(
+      List<String> allowed, String what, String refusal, String why) {
+    return new ConfigDef.Validator() {
+      @Override
+      public void ensureValid(String name, Object value) {
+        List<String> names = names((String) value);
+        if (names.isEmpty()) {
+          throw new ConfigException(name, value, "name at least one " + what);
         }
-      };
+        for (String given : names) {
+          if (!allowed.contains(given)) {
+            throw new ConfigException(
+                name,
+                value,
+                given + " " + refusal + ": only " + String.join(", ", allowed) + " (" + why + ")");
+          }
+        }
+      }
+
+      @Override
+      public String toString() {
+        return "`" + String.join("`, `", allowed) + "`";
+      }
+    };
+  }
 
   private static final ConfigDef.Validator JWKS_URI =
       new ConfigDef.Validator() {
