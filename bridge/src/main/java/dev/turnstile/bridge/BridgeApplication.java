@@ -220,14 +220,19 @@ public final class BridgeApplication implements AutoCloseable {
       } catch (IllegalArgumentException e) {
         throw InvalidConfigurationException.of(BridgeConfig.AUTH_JWT_JWKS_URI, e.getMessage());
       }
-      jwts =
-          new JwtDeviceTokens(
-              keys,
-              jwt.issuer(),
-              jwt.audience(),
-              jwt.devicesClaim(),
-              jwt.algorithms(),
-              jwt.clockSkew());
+      try {
+        jwts =
+            new JwtDeviceTokens(
+                keys,
+                jwt.issuer(),
+                jwt.audience(),
+                jwt.devicesClaim(),
+                jwt.algorithms(),
+                jwt.clockSkew());
+      } catch (RuntimeException e) {
+        keys.close();
+        throw e;
+      }
       LOG.info(
           "device JWTs accepted: issuer {}, audience {}, devices in claim {}, {} ({})",
           jwt.issuer(),

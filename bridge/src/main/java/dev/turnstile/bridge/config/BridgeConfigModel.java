@@ -803,23 +803,40 @@ public final class BridgeConfigModel {
     };
   }
 
+  /**
+   * Blank (no JWTs), or an absolute {@code https://} URL without user info; {@code http://} only to
+   * a loopback host, since whoever can change the set in transit can sign for every device.
+   */
   private static final ConfigDef.Validator JWKS_URI =
       new ConfigDef.Validator() {
         @Override
         public void ensureValid(String name, Object value) {
-          if (value == null) {
+          if (value == null || ((String) value).isBlank()) {
             return;
           }
           java.net.URI uri;
           try {
             uri = new java.net.URI(((String) value).strip());
           } catch (java.net.URISyntaxException e) {
-            throw new ConfigException(name, value, "not a URI: " + e.getReason());
+            throw new ConfigException(name, "[not shown]", "not a URI: " + e.getReason());
           }
-          if (!"https".equalsIgnoreCase(uri.getScheme())
-                  && !"http".equalsIgnoreCase(uri.getScheme())
-              || uri.getHost() == null) {
-            throw new ConfigException(name, value, "must be an https:// (or http://) URL");
+          String scheme = String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT);
+          if (!scheme.equals("https") && !scheme.equals("http") || uri.getHost() == null) {
+            throw new ConfigException(name, value, "must be an https:// URL");
+          }
+          if (uri.getRawUserInfo() != null) {
+            throw new ConfigException(
+                name,
+                "[not shown]",
+                "must hold no user info: a JWK set is public, and the JDK's HTTP client would"
+                    + " not send it");
+          }
+          if (scheme.equals("http") && !isLoopback(uri.getHost())) {
+            throw new ConfigException(
+                name,
+                value,
+                "must be https:// (http:// only to a loopback host): whoever can change the key"
+                    + " set in transit can sign tokens for every device");
           }
         }
 
@@ -828,6 +845,13 @@ public final class BridgeConfigModel {
           return "https:// URL";
         }
       };
+
+  private static boolean isLoopback(String host) {
+    return host.equals("localhost")
+        || host.startsWith("127.")
+        || host.equals("[::1]")
+        || host.equals("::1");
+  }
 
   private static final ConfigDef.Validator PEEK_LOCK_ONLY =
       new ConfigDef.Validator() {

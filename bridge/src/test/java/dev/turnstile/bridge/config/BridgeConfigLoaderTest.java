@@ -414,7 +414,11 @@ class BridgeConfigLoaderTest {
           {"bridge.auth.jwt.algorithms", "RS256,HS256", "HS256 is not accepted"},
           {"bridge.auth.jwt.algorithms", "none", "none is not accepted"},
           {"bridge.auth.jwt.algorithms", " , ", "name at least one JWS algorithm"},
-          {"bridge.auth.jwt.jwks-uri", "file:///etc/jwks.json", "must be an https:// (or http://)"},
+          {"bridge.auth.jwt.jwks-uri", "file:///etc/jwks.json", "must be an https:// URL"},
+          {
+            "bridge.auth.jwt.jwks-uri", "http://idp.example/jwks.json", "http:// only to a loopback"
+          },
+          {"bridge.auth.jwt.jwks-uri", "https://user:s3cret@idp.example/jwks", "no user info"},
           {"bridge.auth.jwt.jwks-uri", "https://", "https://"},
           {"bridge.auth.jwt.devices-claim", "", "bridge.auth.jwt.devices-claim"}
         }) {
@@ -424,7 +428,18 @@ class BridgeConfigLoaderTest {
           .as("%s=%s", bad[0], bad[1])
           .isInstanceOf(InvalidConfigurationException.class)
           .hasMessageContaining(bad[0])
-          .hasMessageContaining(bad[2]);
+          .hasMessageContaining(bad[2])
+          .hasMessageNotContaining("s3cret");
     }
+    Map<String, String> loopback = new java.util.HashMap<>(jwt);
+    loopback.put("bridge.auth.jwt.jwks-uri", "http://127.0.0.1:8089/jwks.json");
+    assertThat(BridgeConfigLoader.fromMap(loopback).deviceAuth().jwt().jwksUri().getScheme())
+        .isEqualTo("http");
+    Map<String, String> blank = new java.util.HashMap<>(jwt);
+    blank.put("bridge.auth.jwt.jwks-uri", " ");
+    blank.put("bridge.auth.credentials-file", "/s/c");
+    assertThat(BridgeConfigLoader.fromMap(blank).deviceAuth().jwt())
+        .as("a blank URI (an empty environment variable) is no JWTs")
+        .isNull();
   }
 }

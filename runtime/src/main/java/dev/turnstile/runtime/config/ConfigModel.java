@@ -199,9 +199,16 @@ public final class ConfigModel {
     int detail = message.indexOf(": ");
     String why =
         message.startsWith("Invalid value") && detail > 0 ? message.substring(detail + 2) : message;
-    String shown = key.type == ConfigDef.Type.PASSWORD ? "(hidden)" : "'" + text.trim() + "'";
+    String shown =
+        key.type == ConfigDef.Type.PASSWORD
+            ? "(hidden)"
+            : "'" + URL_USER_INFO.matcher(text.trim()).replaceAll("$1(hidden)@") + "'";
     return "invalid value " + shown + ": " + why;
   }
+
+  /** The user info of a URL ({@code scheme://user:password@host}), never echoed in a problem. */
+  private static final java.util.regex.Pattern URL_USER_INFO =
+      java.util.regex.Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\\s]*@");
 
   private Set<String> names(Template template, String list, List<String> problems) {
     Set<String> names = new LinkedHashSet<>();
