@@ -215,6 +215,10 @@ class JwtDeviceTokensTest {
     assertThat(JwtDeviceTokens.isJwt("a.b.c")).isTrue();
     assertThat(JwtDeviceTokens.isJwt("0123456789abcdef.secret")).isFalse();
     assertThat(JwtDeviceTokens.isJwt("a.b.c.d.e")).isFalse();
+    assertThat(JwtDeviceTokens.isJwt("..")).isTrue();
+    assertThat(JwtDeviceTokens.isJwt("a.b.c.")).isFalse();
+    assertThat(JwtDeviceTokens.isJwt("nodot")).isFalse();
+    assertThat(JwtDeviceTokens.isJwt(".a")).isFalse();
   }
 
   private void assertInvalid(JWTClaimsSet claims, String detail) {
