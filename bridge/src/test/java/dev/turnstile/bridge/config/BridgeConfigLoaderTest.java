@@ -442,4 +442,27 @@ class BridgeConfigLoaderTest {
         .as("a blank URI (an empty environment variable) is no JWTs")
         .isNull();
   }
+
+  /** The whole kind: no configuration problem echoes a URL's user info, whatever the key. */
+  @Test
+  void noConfigurationProblemShowsTheUserInfoOfAUrl() {
+    for (String key :
+        java.util.List.of(
+            "bridge.http.port",
+            "bridge.auth.enabled",
+            "bridge.device.min-occurred-at",
+            "bridge.http.tls.protocols",
+            "bridge.auth.jwt.jwks-uri")) {
+      Map<String, String> with = new java.util.HashMap<>();
+      with.put("kafka.bootstrap.servers", "k:9092");
+      with.put("bridge.auth.credentials-file", "/s/c");
+      with.put(key, "ftp://admin:s3cret@host.example/x");
+      assertThatThrownBy(() -> BridgeConfigLoader.fromMap(with))
+          .as(key)
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining(key)
+          .hasMessageContaining("ftp://(hidden)@host.example/x")
+          .hasMessageNotContaining("s3cret");
+    }
+  }
 }

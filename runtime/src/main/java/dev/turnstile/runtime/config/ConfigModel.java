@@ -199,11 +199,9 @@ public final class ConfigModel {
     int detail = message.indexOf(": ");
     String why =
         message.startsWith("Invalid value") && detail > 0 ? message.substring(detail + 2) : message;
-    String shown =
-        key.type == ConfigDef.Type.PASSWORD
-            ? "(hidden)"
-            : "'" + URL_USER_INFO.matcher(text.trim()).replaceAll("$1(hidden)@") + "'";
-    return "invalid value " + shown + ": " + why;
+    String shown = key.type == ConfigDef.Type.PASSWORD ? "(hidden)" : "'" + text.trim() + "'";
+    // The whole problem, as validators may quote the value in their reason too.
+    return URL_USER_INFO.matcher("invalid value " + shown + ": " + why).replaceAll("$1(hidden)@");
   }
 
   /** The user info of a URL ({@code scheme://user:password@host}), never echoed in a problem. */
