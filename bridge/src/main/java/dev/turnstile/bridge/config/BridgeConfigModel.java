@@ -25,8 +25,8 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Every configuration key of the bridge, declared once: type, default, valid values, meaning, and
- * whether it is secret ({@link Type#PASSWORD}). The README's bridge tables are generated from it.
- * Long by nature: one declaration per key, and nothing else.
+ * whether it is secret ({@link Type#PASSWORD}). The bridge tables of docs/configuration.md are
+ * generated from it. Long by nature: one declaration per key, and nothing else.
  */
 public final class BridgeConfigModel {
 
@@ -308,8 +308,8 @@ public final class BridgeConfigModel {
         Type.STRING,
         null,
         HIGH,
-        "path of the device credentials file (format: README, \"Device authentication and rate"
-            + " limits\"), e.g. a mounted"
+        "path of the device credentials file (format: docs/http-api.md, \"Tokens from the"
+            + " credentials file\"), e.g. a mounted"
             + " Secret; required while `bridge.auth.enabled=true`, unless"
             + " `bridge.auth.jwt.jwks-uri` is set; read at start-up, which fails"
             + " on an unreadable file or an invalid line",

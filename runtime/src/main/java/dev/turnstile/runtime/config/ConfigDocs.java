@@ -9,9 +9,10 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * The README's configuration tables, generated from a {@link ConfigModel}: one table per group of
- * keys, one per {@link Template}, one for the pass-through prefixes. A test in each process
- * compares them with the README and rewrites them on request.
+ * The configuration tables of {@code docs/configuration.md}, generated from a {@link ConfigModel}:
+ * one table per group of keys, one per {@link Template}, one for the pass-through prefixes. A test
+ * in each process compares them with that page's {@link GeneratedBlock} and rewrites them on
+ * request.
  */
 public final class ConfigDocs {
 

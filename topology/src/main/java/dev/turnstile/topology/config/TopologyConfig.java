@@ -9,8 +9,8 @@ import java.util.TreeMap;
 
 /**
  * Configuration of the topology process, validated at start-up. Every key's type, default, valid
- * values and meaning is declared once in {@link TopologyConfigModel}; the README's tables are
- * generated from it.
+ * values and meaning is declared once in {@link TopologyConfigModel}; the tables of
+ * docs/configuration.md are generated from it.
  *
  * @param kafkaCommon {@code kafka.*} keys without the prefix (not {@code kafka.streams.*}), given
  *     to every Kafka client, e.g. security settings; holds {@code bootstrap.servers}

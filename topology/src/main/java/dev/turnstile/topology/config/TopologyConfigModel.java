@@ -27,8 +27,8 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * Every configuration key of the topology, declared once: type, default, valid values, meaning,
- * secret or not. The README's topology tables are generated from it. Long by nature: one
- * declaration per key, and nothing else.
+ * secret or not. The topology tables of docs/configuration.md are generated from it. Long by
+ * nature: one declaration per key, and nothing else.
  */
 public final class TopologyConfigModel {
 
