@@ -18,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Forwards the first occurrence of each event and drops later copies (DESIGN.md, "Dedup"; the rule
- * is {@link FirstSeen}).
+ * Forwards the first occurrence of each event and drops later copies (docs/design.md, "Dedup"; the
+ * rule is {@link FirstSeen}).
  *
  * <p>Identity is {@code (ce_source, ce_id)} from the record headers ({@link DedupKey}). The stage
  * reads the value with its {@link Reader} (the device stage parses the event once here and hands

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The session aggregate of one device (DESIGN.md, "DeviceSession aggregate"). Events arrive
+ * The session aggregate of one device (docs/design.md, "Device sessions"). Events arrive
  * deduplicated but late and out of order; this class decides what they mean.
  *
  * <ul>
