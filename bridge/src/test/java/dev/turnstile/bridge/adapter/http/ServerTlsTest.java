@@ -49,7 +49,7 @@ class ServerTlsTest {
   /**
    * Kubernetes TLS Secrets often hold PKCS#1 ({@code RSA PRIVATE KEY}) keys. (A SEC 1 {@code EC
    * PRIVATE KEY} as BouncyCastle writes it fails in Vert.x 5.0.7 with "Invalid DER: stream too
-   * short": the README asks for EC keys as PKCS#8.)
+   * short": docs/http-api.md asks for EC keys as PKCS#8.)
    */
   @Test
   void aTraditionalRsaKeyLoads() throws Exception {
