@@ -43,10 +43,29 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
   static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
   static final long DEFAULT_WRITE_BUFFER_BYTES = 2L * 1024 * 1024;
 
-  private static long writeBufferBytes = DEFAULT_WRITE_BUFFER_BYTES;
+  private static Budget budget;
 
   private static Cache cache;
   private static WriteBufferManager writeBufferManager;
+
+  /**
+   * The sizes this setter applies, read from the configuration Kafka Streams hands it (its {@code
+   * appConfigs()}: the originals, then the parsed values).
+   *
+   * @param totalBytes bytes of the shared block cache, memtables included
+   * @param memtableFraction share of {@code totalBytes} the memtables may take
+   * @param writeBufferBytes size of one memtable of one store
+   */
+  public record Budget(long totalBytes, double memtableFraction, long writeBufferBytes) {
+
+    /** The sizes {@code configs} ask for, each key's default where it is absent. */
+    public static Budget of(Map<String, ?> configs) {
+      return new Budget(
+          longValue(configs.get(TOTAL_BYTES), DEFAULT_TOTAL_BYTES),
+          doubleValue(configs.get(MEMTABLE_FRACTION), DEFAULT_MEMTABLE_FRACTION),
+          longValue(configs.get(WRITE_BUFFER_BYTES), DEFAULT_WRITE_BUFFER_BYTES));
+    }
+  }
 
   @Override
   public void setConfig(String storeName, Options options, Map<String, Object> configs) {
@@ -57,7 +76,7 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     table.setCacheIndexAndFilterBlocksWithHighPriority(true);
     table.setPinTopLevelIndexAndFilter(true);
     options.setWriteBufferManager(writeBufferManager);
-    options.setWriteBufferSize(writeBufferBytes);
+    options.setWriteBufferSize(budget.writeBufferBytes());
     // Most lookups are for keys never seen (a new event id, a session ref not ended): a bloom
     // filter over the memtable's whole keys answers those without searching it.
     options.setMemtablePrefixBloomSizeRatio(0.1);
@@ -74,11 +93,10 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     if (cache != null) {
       return;
     }
-    long total = longValue(configs.get(TOTAL_BYTES), DEFAULT_TOTAL_BYTES);
-    double fraction = doubleValue(configs.get(MEMTABLE_FRACTION), DEFAULT_MEMTABLE_FRACTION);
-    writeBufferBytes = longValue(configs.get(WRITE_BUFFER_BYTES), DEFAULT_WRITE_BUFFER_BYTES);
-    cache = new LRUCache(total, -1, false, 0.1);
-    writeBufferManager = new WriteBufferManager((long) (total * fraction), cache);
+    budget = Budget.of(configs);
+    cache = new LRUCache(budget.totalBytes(), -1, false, 0.1);
+    writeBufferManager =
+        new WriteBufferManager((long) (budget.totalBytes() * budget.memtableFraction()), cache);
   }
 
   private static long longValue(Object value, long fallback) {
