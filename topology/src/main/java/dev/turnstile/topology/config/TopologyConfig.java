@@ -74,7 +74,22 @@ public record TopologyConfig(
         s.millis("topology.topics.wait-ms"),
         s.millis("topology.topics.check-interval-ms"),
         s.passThrough(TopologyConfigModel.KAFKA_PREFIX),
-        s.passThrough(TopologyConfigModel.KAFKA_STREAMS_PREFIX));
+        streamsOverrides(s));
+  }
+
+  /**
+   * The {@code kafka.streams.*} keys given, and every declared one with its value, defaults
+   * included: a declared default reaches Kafka Streams because it is declared.
+   */
+  private static Map<String, String> streamsOverrides(Settings s) {
+    String prefix = TopologyConfigModel.KAFKA_STREAMS_PREFIX;
+    Map<String, String> overrides = new TreeMap<>(s.passThrough(prefix));
+    for (String key : TopologyConfigModel.MODEL.keys().names()) {
+      if (key.startsWith(prefix)) {
+        overrides.put(key.substring(prefix.length()), String.valueOf(s.get(key)));
+      }
+    }
+    return overrides;
   }
 
   /**

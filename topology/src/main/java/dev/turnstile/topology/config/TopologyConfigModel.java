@@ -393,7 +393,7 @@ public final class TopologyConfigModel {
         o,
         KAFKA_STREAMS_PREFIX + BoundedMemoryRocksDbConfig.MEMTABLE_FRACTION,
         Type.DOUBLE,
-        0.25,
+        0.5,
         Range.between(0.05, 0.9),
         LOW,
         "share of that cache the memtables may take");
@@ -403,11 +403,13 @@ public final class TopologyConfigModel {
         o,
         KAFKA_STREAMS_PREFIX + BoundedMemoryRocksDbConfig.WRITE_BUFFER_BYTES,
         Type.LONG,
-        16L * 1024 * 1024,
+        2L * 1024 * 1024,
         Range.atLeast(64 * 1024),
         LOW,
         "size of one memtable of one store (RocksDB `write_buffer_size`), within the shared"
-            + " bound");
+            + " bound; small, since some forty stores share the bound: with Kafka Streams' 16 MiB"
+            + " they flushed each other's near-empty memtables (1.2 ms of CPU per event, against"
+            + " 0.12 ms with 2 MiB)");
     return d;
   }
 
