@@ -1,12 +1,17 @@
 package dev.turnstile.bridge.config;
 
+import static dev.turnstile.bridge.config.BridgeConfigModel.*;
+
 import dev.turnstile.bridge.application.KeyRule;
+import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
 
 /**
- * The Service Bus source: one connection, several entities. Keys are declared in {@link
- * BridgeConfig}; present only when {@link BridgeConfig#SERVICEBUS_ENTITIES} is set.
+ * The Service Bus source: one connection, several entities; keys {@code bridge.servicebus.*},
+ * declared in {@link BridgeConfigModel}. Present only when {@code bridge.servicebus.entities} is
+ * set.
  *
  * @param connectionString SAS connection string, or {@code null} to use {@code
  *     DefaultAzureCredential} with {@link #namespace} (secret: masked in {@link #toString()})
@@ -65,6 +70,47 @@ public record ServiceBusConfig(
     public String entityPath() {
       return queue != null ? queue : topic + "/subscriptions/" + subscription;
     }
+  }
+
+  /** The source the checked settings describe, or {@code null} when they list no entity. */
+  static ServiceBusConfig from(Settings s) {
+    if (s.instances(ENTITY).isEmpty()) {
+      return null;
+    }
+    String connectionString = s.get(SERVICEBUS_CONNECTION_STRING).orElse(null);
+    String namespace =
+        s.get(SERVICEBUS_NAMESPACE)
+            .orElseGet(
+                () -> {
+                  Matcher host = BridgeConfigRules.ENDPOINT_HOST.matcher(connectionString);
+                  return host.find() ? host.group(1) : null;
+                });
+    List<Entity> entities =
+        s.instances(ENTITY).values().stream()
+            .map(
+                e ->
+                    new Entity(
+                        e.name(),
+                        e.get(ENTITY_QUEUE).orElse(null),
+                        e.get(ENTITY_TOPIC).orElse(null),
+                        e.get(ENTITY_SUBSCRIPTION).orElse(null),
+                        e.get(ENTITY_SESSIONS),
+                        s.get(TOPIC_PREFIX) + e.get(ENTITY_KAFKA_TOPIC),
+                        e.get(ENTITY_KEY),
+                        e.get(ENTITY_KEY_REQUIRED),
+                        e.get(ENTITY_MAX_CONCURRENT_CALLS),
+                        e.get(ENTITY_MAX_CONCURRENT_SESSIONS),
+                        e.get(ENTITY_MAX_AUTO_LOCK_RENEW_MS),
+                        e.get(ENTITY_PREFETCH),
+                        e.get(ENTITY_SCHEMA).orElse(null)))
+            .toList();
+    return new ServiceBusConfig(
+        connectionString,
+        namespace,
+        s.get(SERVICEBUS_LOCAL_MODE),
+        s.get(SERVICEBUS_SETTLE_TIMEOUT_MS),
+        s.get(SERVICEBUS_RESUME_CHECK_INTERVAL_MS),
+        entities);
   }
 
   @Override

@@ -1,12 +1,15 @@
 package dev.turnstile.topology.config;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.*;
+
 import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The interactive queries ({@code GET /api/v1/devices/{deviceId}/sessions}, {@code GET
- * /api/v1/merge/{mergeKey}}); keys {@code topology.query.*}, see {@link TopologyConfig}.
+ * /api/v1/merge/{mergeKey}}); keys {@code topology.query.*}, declared in {@link
+ * TopologyConfigModel}.
  *
  * @param advertisedServer the {@code host:port} other instances reach this one's HTTP server at,
  *     given to Kafka Streams as {@code application.server}; empty: this host's address and the HTTP
@@ -21,14 +24,10 @@ public record QuerySettings(
   /** Standbys never answer. */
   public static final long NO_STANDBY_READS = -1;
 
-  static QuerySettings from(ConfigValues values) {
-    Settings s = values.settings();
-    String advertised = s.string("topology.query.advertised-server");
+  static QuerySettings from(Settings s) {
     return new QuerySettings(
-        advertised == null || advertised.isBlank()
-            ? Optional.empty()
-            : Optional.of(advertised.trim()),
-        s.longValue("topology.query.standby-max-lag-records"),
-        s.millis("topology.query.forward-timeout-ms"));
+        s.get(QUERY_ADVERTISED_SERVER),
+        s.get(QUERY_STANDBY_MAX_LAG_RECORDS),
+        s.get(QUERY_FORWARD_TIMEOUT));
   }
 }
