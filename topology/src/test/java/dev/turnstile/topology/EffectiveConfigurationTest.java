@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.turnstile.runtime.config.ConfigDocs;
 import dev.turnstile.runtime.config.Settings;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
+import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
+import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.config.TopologyConfig;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -79,6 +83,36 @@ class EffectiveConfigurationTest {
               .isEqualTo(expected);
         });
     softly.assertAll();
+  }
+
+  /**
+   * The keys the tables list as refused hold, in Kafka Streams' own reading, what their reasons
+   * say: exactly-once with its idempotent producers and read_committed consumers, the classic
+   * protocol, explicit names, and the adapter's classes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("sources")
+  void theKeysTurnstileFixesHoldWhatTheirReasonsSay(
+      String source, List<Path> files, Map<String, String> environment) {
+    TopologyConfig config =
+        TopologyConfig.from(ConfigValues.of(TopologyConfigModel.MODEL.load(files, environment)));
+    StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
+
+    assertThat(streams.getString(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
+        .isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
+    assertThat(streams.getProducerConfigs("client"))
+        .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    assertThat(streams.getMainConsumerConfigs("group", "client", 0))
+        .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    assertThat(streams.getString(StreamsConfig.GROUP_PROTOCOL_CONFIG)).isEqualTo("classic");
+    assertThat(streams.getBoolean(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG))
+        .isTrue();
+    assertThat(streams.getClass(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG))
+        .isEqualTo(BoundedMemoryRocksDbConfig.class);
+    assertThat(streams.getClass(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG))
+        .isEqualTo(RejectingExceptionHandler.class);
+    assertThat(streams.getClass(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG))
+        .isEqualTo(UsableTimestampExtractor.class);
   }
 
   /** Each documented key with the value that arrives where it takes effect. */

@@ -9,18 +9,13 @@ import java.util.List;
 import java.util.regex.Matcher;
 
 /**
- * The Service Bus source: one connection, several entities; keys {@code bridge.servicebus.*},
- * declared in {@link BridgeConfigModel}. Present only when {@code bridge.servicebus.entities} is
- * set.
+ * The Service Bus source, present only when {@code bridge.servicebus.entities} is set: the keys
+ * {@code bridge.servicebus.*}, each component the key of the same name in {@link
+ * BridgeConfigModel}.
  *
- * @param connectionString SAS connection string, or {@code null} to use {@code
- *     DefaultAzureCredential} with {@link #namespace} (secret: masked in {@link #toString()})
- * @param namespace fully qualified namespace, e.g. {@code my-ns.servicebus.windows.net}; from the
- *     connection string's {@code Endpoint} host when not set
- * @param localMode whether a development-emulator connection string (no TLS) is allowed
- * @param settleTimeout longest wait for the Kafka ack inside the message callback
- * @param resumeCheckInterval how often a paused source asks whether Kafka is back
- * @param entities the entities to receive from, in configuration order
+ * @param connectionString {@code null} to use {@code DefaultAzureCredential} with {@code namespace}
+ *     (secret: masked in {@link #toString()})
+ * @param namespace from the connection string's {@code Endpoint} host when not set
  */
 public record ServiceBusConfig(
     String connectionString,
@@ -35,21 +30,10 @@ public record ServiceBusConfig(
   }
 
   /**
-   * One queue or topic subscription.
+   * One queue or topic subscription, {@code bridge.servicebus.entity.<name>.*}: each component the
+   * key of the same name ({@code null} when an optional one is not set).
    *
-   * @param name the configuration name ({@code bridge.servicebus.entity.<name>.*})
-   * @param queue queue name, or {@code null} for a subscription
-   * @param topic topic name, or {@code null} for a queue
-   * @param subscription subscription name, or {@code null} for a queue
-   * @param sessions session-enabled: one session at a time per receiver, in order
-   * @param kafkaTopic full Kafka topic name, prefix applied
-   * @param key where the record key comes from
-   * @param keyRequired whether a message without that key is dead-lettered
-   * @param maxConcurrentCalls callbacks at once (per session when {@code sessions})
-   * @param maxConcurrentSessions sessions at once (only with {@code sessions})
-   * @param maxAutoLockRenew how long the SDK renews a lock while the callback runs
-   * @param prefetch messages fetched ahead (their locks are not renewed)
-   * @param schema JSON Schema the body must satisfy (classpath resource or file), or {@code null}
+   * @param kafkaTopic full Kafka topic name, {@code topic.prefix} applied
    */
   public record Entity(
       String name,

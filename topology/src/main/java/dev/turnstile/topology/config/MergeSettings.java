@@ -8,18 +8,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * How the merge stage reads its inputs; keys {@code topology.merge.*}, declared in {@link
- * TopologyConfigModel}.
- *
- * @param keyProperty application property with a Service Bus message's merge key
- * @param keyPointer pointer to the merge key in the body; when present it is used, not the property
- * @param versionProperty application property with an explicit version, if any
- * @param versionPointer pointer to an explicit version in the body; wins over the property
- * @param sessionsEnabled whether closed device sessions are merged under their session reference
- * @param maxDocumentBytes largest input body and merged document, UTF-8 JSON bytes
- * @param maxPatches patches retained per merge key before compaction; with {@code maxDocumentBytes}
- *     within {@link #MAX_STORED_STATE_BYTES}, as the model checks
- * @param retention how long a merge key's document is kept after its last patch
+ * How the merge stage reads its inputs: the keys {@code topology.merge.*}, each component the key
+ * of the same name in {@link TopologyConfigModel} (a blank pointer or property is empty). The model
+ * checks that {@code maxPatches} documents of {@code maxDocumentBytes} fit {@link
+ * #MAX_STORED_STATE_BYTES}.
  */
 public record MergeSettings(
     String keyProperty,

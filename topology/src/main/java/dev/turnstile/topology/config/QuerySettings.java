@@ -8,15 +8,10 @@ import java.util.Optional;
 
 /**
  * The interactive queries ({@code GET /api/v1/devices/{deviceId}/sessions}, {@code GET
- * /api/v1/merge/{mergeKey}}); keys {@code topology.query.*}, declared in {@link
- * TopologyConfigModel}.
- *
- * @param advertisedServer the {@code host:port} other instances reach this one's HTTP server at,
- *     given to Kafka Streams as {@code application.server}; empty: this host's address and the HTTP
- *     port it listens on
- * @param standbyMaxLagRecords how many changelog records a local standby replica may lag behind and
- *     still answer; negative: standbys never answer, only active tasks
- * @param forwardTimeout how long a forwarded query may take before the asker answers 503
+ * /api/v1/merge/{mergeKey}}): the keys {@code topology.query.*}, each component the key of the same
+ * name in {@link TopologyConfigModel}. An empty {@code advertisedServer} is this host's address and
+ * the HTTP port it listens on; a negative {@code standbyMaxLagRecords}, {@link #NO_STANDBY_READS},
+ * lets only active tasks answer.
  */
 public record QuerySettings(
     Optional<String> advertisedServer, long standbyMaxLagRecords, Duration forwardTimeout) {

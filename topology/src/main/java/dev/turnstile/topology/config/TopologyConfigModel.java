@@ -52,10 +52,13 @@ public final class TopologyConfigModel {
 
   private static void hostPort(String text) {
     int colon = text.lastIndexOf(':');
-    String port = colon > 0 ? text.substring(colon + 1) : "";
-    if (!port.matches("[0-9]{1,5}")
-        || Integer.parseInt(port) < 1
-        || Integer.parseInt(port) > 65_535) {
+    int port = -1;
+    try {
+      port = colon > 0 ? Integer.parseInt(text.substring(colon + 1)) : -1;
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    if (port < 1 || port > 65_535) {
       throw new IllegalArgumentException("must be host:port with a port in 1..65535");
     }
   }
