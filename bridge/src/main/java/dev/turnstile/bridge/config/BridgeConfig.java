@@ -471,6 +471,17 @@ public record BridgeConfig(
   public static final String ENTITY_MAX_CONCURRENT_SESSIONS = "max-concurrent-sessions";
 
   /**
+   * Entity key (session-enabled entities): milliseconds a session slot waits for the session's next
+   * message, once the last one is settled, before it lets the session go and accepts the next
+   * session, 50..3600000. Default {@code 250}: a queue of many short sessions (one per device or
+   * order) drains at the speed of the callbacks, not one session per slot per minute (the SDK
+   * processor's default, its try timeout). A message that arrives after its session was let go is
+   * taken with the session again, in order. Raise it when a session's messages are sent further
+   * apart than this and re-accepting the session costs too much.
+   */
+  public static final String ENTITY_SESSION_IDLE_TIMEOUT_MS = "session-idle-timeout-ms";
+
+  /**
    * Entity key: milliseconds the SDK keeps renewing a message's lock while its callback runs.
    * Default {@code 300000} (5 minutes).
    */
@@ -506,6 +517,7 @@ public record BridgeConfig(
           ENTITY_KEY_REQUIRED,
           ENTITY_MAX_CONCURRENT_CALLS,
           ENTITY_MAX_CONCURRENT_SESSIONS,
+          ENTITY_SESSION_IDLE_TIMEOUT_MS,
           ENTITY_MAX_AUTO_LOCK_RENEW_MS,
           ENTITY_PREFETCH,
           ENTITY_RECEIVE_MODE,

@@ -639,6 +639,14 @@ public final class BridgeConfigModel {
         MEDIUM,
         "sessions at once (session-enabled entities)");
     d.define(
+        ENTITY_SESSION_IDLE_TIMEOUT_MS,
+        Type.LONG,
+        250L,
+        Range.between(50, 3_600_000),
+        MEDIUM,
+        "how long a session slot waits for the session's next message, once the last is"
+            + " settled, before it takes the next session (session-enabled entities)");
+    d.define(
         ENTITY_MAX_AUTO_LOCK_RENEW_MS,
         Type.LONG,
         300_000L,

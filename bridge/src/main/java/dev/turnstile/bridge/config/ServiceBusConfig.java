@@ -42,6 +42,8 @@ public record ServiceBusConfig(
    * @param keyRequired whether a message without that key is dead-lettered
    * @param maxConcurrentCalls callbacks at once (per session when {@code sessions})
    * @param maxConcurrentSessions sessions at once (only with {@code sessions})
+   * @param sessionIdleTimeout how long a session slot waits for the session's next message, once
+   *     the last is settled, before it takes the next session (only with {@code sessions})
    * @param maxAutoLockRenew how long the SDK renews a lock while the callback runs
    * @param prefetch messages fetched ahead (their locks are not renewed)
    * @param schema JSON Schema the body must satisfy (classpath resource or file), or {@code null}
@@ -57,6 +59,7 @@ public record ServiceBusConfig(
       boolean keyRequired,
       int maxConcurrentCalls,
       int maxConcurrentSessions,
+      Duration sessionIdleTimeout,
       Duration maxAutoLockRenew,
       int prefetch,
       String schema) {

@@ -105,6 +105,7 @@ final class ServiceBusConfigReader {
         (Boolean) v.get(ENTITY_KEY_REQUIRED),
         (Integer) v.get(ENTITY_MAX_CONCURRENT_CALLS),
         (Integer) v.get(ENTITY_MAX_CONCURRENT_SESSIONS),
+        Duration.ofMillis((Long) v.get(ENTITY_SESSION_IDLE_TIMEOUT_MS)),
         maxRenew,
         (Integer) v.get(ENTITY_PREFETCH),
         blankToNull((String) v.get(ENTITY_SCHEMA)));

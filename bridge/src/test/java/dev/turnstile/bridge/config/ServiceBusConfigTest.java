@@ -34,6 +34,7 @@ class ServiceBusConfigTest {
     assertThat(entity.maxConcurrentCalls()).isEqualTo(1);
     assertThat(entity.prefetch()).isZero();
     assertThat(entity.maxAutoLockRenew()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(entity.sessionIdleTimeout()).isEqualTo(Duration.ofMillis(250));
   }
 
   @Test
