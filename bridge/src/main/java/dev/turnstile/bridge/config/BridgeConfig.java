@@ -464,7 +464,11 @@ public record BridgeConfig(
   /** Entity key: {@code true} dead-letters a message without that key. Default true. */
   public static final String ENTITY_KEY_REQUIRED = "key-required";
 
-  /** Entity key: message callbacks at once (per session with sessions), 1..100. Default 1. */
+  /**
+   * Entity key: message callbacks at once, 1..100. Default 1. A session-enabled entity takes one
+   * message of a session at a time, in order (more is refused): raise {@link
+   * #ENTITY_MAX_CONCURRENT_SESSIONS} instead.
+   */
   public static final String ENTITY_MAX_CONCURRENT_CALLS = "max-concurrent-calls";
 
   /** Entity key: sessions processed at once (session-enabled entities), 1..100. Default 1. */

@@ -630,7 +630,8 @@ public final class BridgeConfigModel {
         1,
         Range.between(1, 100),
         MEDIUM,
-        "message callbacks at once (per session with sessions)");
+        "message callbacks at once; 1 with sessions (a session's messages are taken in order,"
+            + " one at a time: raise `max-concurrent-sessions`)");
     d.define(
         ENTITY_MAX_CONCURRENT_SESSIONS,
         Type.INT,

@@ -40,7 +40,7 @@ public record ServiceBusConfig(
    * @param kafkaTopic full Kafka topic name, prefix applied
    * @param key where the record key comes from
    * @param keyRequired whether a message without that key is dead-lettered
-   * @param maxConcurrentCalls callbacks at once (per session when {@code sessions})
+   * @param maxConcurrentCalls callbacks at once (1 with {@code sessions})
    * @param maxConcurrentSessions sessions at once (only with {@code sessions})
    * @param sessionIdleTimeout how long a session slot waits for the session's next message, once
    *     the last is settled, before it takes the next session (only with {@code sessions})

@@ -94,16 +94,30 @@ final class ServiceBusConfigReader {
               + maxRenew.toMillis()
               + "): the lock is renewed only while the callback waits for Kafka");
     }
+    boolean sessions = (Boolean) v.get(ENTITY_SESSIONS);
+    int maxConcurrentCalls = (Integer) v.get(ENTITY_MAX_CONCURRENT_CALLS);
+    if (sessions && maxConcurrentCalls > 1) {
+      throw InvalidConfigurationException.of(
+          p + ENTITY_MAX_CONCURRENT_CALLS,
+          maxConcurrentCalls
+              + " must be 1 with "
+              + p
+              + ENTITY_SESSIONS
+              + "=true: a session's messages are taken in order, one at a time; raise "
+              + p
+              + ENTITY_MAX_CONCURRENT_SESSIONS
+              + " for more at once");
+    }
     return new ServiceBusConfig.Entity(
         name,
         queue,
         topic,
         subscription,
-        (Boolean) v.get(ENTITY_SESSIONS),
+        sessions,
         topicPrefix + ((String) v.get(ENTITY_KAFKA_TOPIC)).trim(),
         KeyRule.parse((String) v.get(ENTITY_KEY)),
         (Boolean) v.get(ENTITY_KEY_REQUIRED),
-        (Integer) v.get(ENTITY_MAX_CONCURRENT_CALLS),
+        maxConcurrentCalls,
         (Integer) v.get(ENTITY_MAX_CONCURRENT_SESSIONS),
         Duration.ofMillis((Long) v.get(ENTITY_SESSION_IDLE_TIMEOUT_MS)),
         maxRenew,

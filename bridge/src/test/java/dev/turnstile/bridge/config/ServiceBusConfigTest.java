@@ -38,6 +38,16 @@ class ServiceBusConfigTest {
   }
 
   @Test
+  void aSessionEntityTakesOneMessageAtATimeAndSaysWhichKeyToRaiseInstead() {
+    Map<String, String> values = oneQueue();
+    values.put("bridge.servicebus.entity.billing.sessions", "true");
+    values.put("bridge.servicebus.entity.billing.max-concurrent-calls", "4");
+    assertThatThrownBy(() -> BridgeConfigLoader.fromMap(values))
+        .hasMessageContaining("bridge.servicebus.entity.billing.max-concurrent-calls")
+        .hasMessageContaining("bridge.servicebus.entity.billing.max-concurrent-sessions");
+  }
+
+  @Test
   void subscriptionsHaveTheirEntityPath() {
     Map<String, String> values = base();
     values.put("bridge.servicebus.entities", "orders");
