@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.CloseOptions;
@@ -110,11 +112,29 @@ public final class TopologyApplication implements AutoCloseable {
    */
   public static TopologyApplication start(
       TopologyConfig config, PrometheusMeterRegistry registry, String applicationServer) {
+    return start(config, registry, applicationServer, failure -> {});
+  }
+
+  /**
+   * As {@link #start(TopologyConfig, PrometheusMeterRegistry, String)}, telling {@code onError} at
+   * once when the client reaches {@code ERROR}: with what stopped its stream thread, or an {@link
+   * IllegalStateException} when Kafka Streams gave no cause.
+   *
+   * @throws org.apache.kafka.streams.errors.StreamsException when Kafka Streams cannot be built or
+   *     started (its state directory locked by another client, or not writable); nothing is left
+   *     running then
+   */
+  public static TopologyApplication start(
+      TopologyConfig config,
+      PrometheusMeterRegistry registry,
+      String applicationServer,
+      Consumer<Throwable> onError) {
     Properties properties = streamsProperties(config);
     if (applicationServer != null) {
       properties.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
     }
     KafkaStreams streams = new KafkaStreams(TurnstileTopology.build(config), properties);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
     // Record-level problems are answered inside the stages and by RejectingExceptionHandler
     // (rejected-events.v1). What reaches here is a broken environment (lost state directory,
     // fenced for good, a changelog write refused): stop this client so the pod restarts visibly
@@ -122,12 +142,25 @@ public final class TopologyApplication implements AutoCloseable {
     streams.setUncaughtExceptionHandler(
         e -> {
           LOG.error("stream thread failed; shutting this client down", e);
+          failure.compareAndSet(null, e);
           return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
     streams.setStateListener(
-        (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
+        (now, before) -> {
+          LOG.info("Kafka Streams state {} -> {}", before, now);
+          if (now == KafkaStreams.State.ERROR) {
+            Throwable cause = failure.get();
+            onError.accept(
+                cause != null ? cause : new IllegalStateException("Kafka Streams went to ERROR"));
+          }
+        });
     TopologyApplication app = new TopologyApplication(streams, registry);
-    streams.start();
+    try {
+      streams.start();
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
     return app;
   }
 
