@@ -28,6 +28,9 @@ import org.apache.kafka.streams.Topology;
  *       each dot ({@code device-events_raw_v1} beside {@code device-events.raw.v1}); a sum over the
  *       topics counted its lag twice.
  * </ul>
+ *
+ * <p>Kafka Streams names its client's logger after {@code getClass()}, so its lines come from this
+ * class's name: the logging configurations set it beside {@code org.apache.kafka}.
  */
 final class ExportedKafkaStreams extends KafkaStreams {
 
