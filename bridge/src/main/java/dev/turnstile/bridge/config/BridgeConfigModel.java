@@ -603,7 +603,8 @@ public final class BridgeConfigModel {
         Type.BOOLEAN,
         false,
         MEDIUM,
-        "session-enabled entity (session processor; keying by session id keeps order)");
+        "session-enabled entity (each session slot takes one session at a time, in order; keying by"
+            + " session id keeps that order in Kafka)");
     d.define(
         ENTITY_KAFKA_TOPIC,
         Type.STRING,
