@@ -4,7 +4,7 @@
 # Made once per machine (about 4 to 7 minutes, most of it downloading and configuring packages);
 # a no-op when it exists. It runs under a lock, so that CI can start it early, beside the build,
 # and the test that needs it waits for that run instead of making a second one.
-#   local/src/test/sh/jre-base.sh       prints the image's name
+#   local/src/test/sh/jre-base.sh       prints the image's name (its last line)
 #   TURNSTILE_DEBIAN_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
 # Needs root, podman and debootstrap.
 set -eu
@@ -18,7 +18,7 @@ if ! podman image exists "$image"; then
   debootstrap --variant=minbase --include=openjdk-17-jre-headless bookworm "$work/rootfs" \
     "${TURNSTILE_DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$work/debootstrap.log" 2>&1 ||
     { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
-  tar -C "$work/rootfs" -c . | podman import - "$image" >/dev/null
+  tar -C "$work/rootfs" -c . | podman import - "$image" >>"$work/debootstrap.log" 2>&1
   rm -rf "$work/rootfs"
 fi
 echo "$image"

@@ -72,7 +72,8 @@ class ContainerImagesIT {
   void buildImagesAndStartKafka() throws Exception {
     Files.createDirectories(work);
     long started = System.nanoTime();
-    String base = run(JRE_BASE.toString()).strip();
+    List<String> made = run(JRE_BASE.toString()).strip().lines().toList();
+    String base = made.get(made.size() - 1);
     long based = System.nanoTime();
     for (String process : List.of("bridge", "topology")) {
       run(
