@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,10 +107,23 @@ final class ServiceBusSessionPump implements MessagePump {
     }
   }
 
-  /** Service Bus answers an accept with a timeout when no session has a message for it. */
+  /**
+   * Service Bus answers an accept with {@code com.microsoft:timeout} when no session has a message
+   * for it within the try timeout; the SDK's blocking client throws that as an {@code
+   * IllegalStateException} caused by a {@link TimeoutException}. Then the slot simply asks again.
+   */
   private static boolean noSessionAvailable(RuntimeException e) {
-    return e instanceof ServiceBusException sb
-        && sb.getReason() == ServiceBusFailureReason.SERVICE_TIMEOUT;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException
+          || (t instanceof ServiceBusException sb
+              && sb.getReason() == ServiceBusFailureReason.SERVICE_TIMEOUT)) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   private void pause() {

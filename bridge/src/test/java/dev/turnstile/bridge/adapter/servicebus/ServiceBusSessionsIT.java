@@ -4,6 +4,10 @@ import static dev.turnstile.bridge.adapter.servicebus.RawTopic.header;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
 import com.azure.messaging.servicebus.ServiceBusMessage;
@@ -38,6 +42,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /**
  * A session-enabled queue of many short sessions (one per device or order, the usual design) with
@@ -160,8 +165,56 @@ class ServiceBusSessionsIT {
     assertThat(serviceBus.messageCount("later")).isZero();
   }
 
+  /**
+   * With no session to take, Service Bus answers each accept with a timeout after the try timeout
+   * (here 2 s): the slot asks again, quietly, and takes a session as soon as one has a message.
+   */
+  @Test
+  void anIdleSessionEntityWaitsQuietlyAndTakesTheNextSessionAtOnce() {
+    serviceBus.createQueue("quiet", QueueOptions.DEFAULTS.withSessions());
+    kafka.createTopics(List.of(new NewTopic("quiet.raw.v1", 1, (short) 1)));
+    Map<String, String> entity = new HashMap<>();
+    entity.put("queue", "quiet");
+    entity.put("kafka-topic", "quiet.raw.v1");
+    entity.put("sessions", "true");
+    entity.put("key", "session-id");
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    log.start();
+    Logger receiverLog = (Logger) LoggerFactory.getLogger(ServiceBusEntityReceiver.class);
+    receiverLog.addAppender(log);
+    try {
+      startSource(
+          "quiet",
+          entity,
+          UnaryOperator.identity(),
+          new AmqpRetryOptions().setTryTimeout(Duration.ofSeconds(2)));
+
+      await()
+          .during(Duration.ofSeconds(5))
+          .atMost(Duration.ofSeconds(7))
+          .until(() -> log.list.stream().noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN)));
+      try (ServiceBusSenderClient sender = sender("quiet")) {
+        sender.sendMessage(new ServiceBusMessage("device-9/0").setSessionId("device-9"));
+      }
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> serviceBus.completedCount("quiet") == 1);
+      assertThat(log.list).noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.WARN));
+    } finally {
+      receiverLog.detachAppender(log);
+    }
+  }
+
   private void startSource(
       String name, Map<String, String> entity, UnaryOperator<PublishEventPort> wrap) {
+    startSource(name, entity, wrap, new AmqpRetryOptions());
+  }
+
+  /** Wired as BridgeApplication wires it, with the SDK's {@code retry} options. */
+  private void startSource(
+      String name,
+      Map<String, String> entity,
+      UnaryOperator<PublishEventPort> wrap,
+      AmqpRetryOptions retry) {
     Map<String, String> values = new HashMap<>();
     entity.forEach((k, v) -> values.put(BridgeConfig.SERVICEBUS_ENTITY_PREFIX + name + "." + k, v));
     values.put("bridge.servicebus.entities", name);
@@ -188,7 +241,7 @@ class ServiceBusSessionsIT {
                 wrap.apply(kafkaPublisher), config.serviceBus().namespace(), routes),
             since -> true,
             new SimpleMeterRegistry(),
-            new AmqpRetryOptions());
+            retry);
     running.add(source);
   }
 
