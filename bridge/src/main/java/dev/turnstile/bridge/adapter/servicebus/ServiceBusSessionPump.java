@@ -102,7 +102,7 @@ final class ServiceBusSessionPump implements MessagePump {
         return;
       }
       for (ServiceBusReceivedMessage message : next) {
-        receiver.processMessage(message, ServiceBusEntityReceiver.Settler.of(session, message));
+        receiver.processMessage(message, Settler.of(session, message));
       }
     }
   }
