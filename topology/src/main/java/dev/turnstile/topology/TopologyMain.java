@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * directory, a transaction timeout the broker refuses), 3 when the topics are not as declared, 1
  * when Kafka Streams failed or cannot start (its state directory locked by another process, the
  * HTTP port taken); each start-up failure is logged as one ERROR line that names the cause and the
- * key to change (see {@link StartFailure}). After SIGTERM it drains and the JVM ends with 143.
+ * key to change (see {@link ExitReason}). After SIGTERM it drains and the JVM ends with 143.
  */
 public final class TopologyMain {
 
@@ -41,7 +41,7 @@ public final class TopologyMain {
 
   /**
    * Parses the command line and environment, starts the process and waits until it must end; the
-   * exit code for the JVM. A failure to start is logged at ERROR as its {@link StartFailure}: the
+   * exit code for the JVM. A failure to start is logged at ERROR as its {@link ExitReason}: the
    * cause and the key to change.
    */
   static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err)
@@ -61,7 +61,7 @@ public final class TopologyMain {
     try {
       process = TopologyProcess.start(config);
     } catch (RuntimeException e) {
-      StartFailure why = StartFailure.of(e, config);
+      ExitReason why = ExitReason.of(e, config);
       LOG.error("{}; exiting with code {}", why.message(), why.exitCode(), e);
       return why.exitCode();
     }

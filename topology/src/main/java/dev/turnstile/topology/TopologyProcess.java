@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *   <li>When Kafka Streams cannot be built or started (its state directory locked by another
  *       process or not writable), or reaches {@code ERROR} (a stream thread failed and the uncaught
  *       exception handler shut the client down), the process ends at once, with the {@link
- *       StartFailure} that names the cause and the key to change, instead of staying alive and
+ *       ExitReason} that names the cause and the key to change, instead of staying alive and
  *       useless.
  * </ul>
  *
@@ -60,7 +60,7 @@ public final class TopologyProcess implements AutoCloseable {
   private final PrometheusMeterRegistry registry = TopologyApplication.newRegistry();
   private volatile TopologyApplication app;
   private volatile String phase = "WAITING_FOR_TOPICS";
-  private volatile StartFailure failure;
+  private volatile ExitReason exitReason;
   private boolean closed;
 
   private TopologyProcess(TopologyConfig config) {
@@ -100,7 +100,7 @@ public final class TopologyProcess implements AutoCloseable {
    * #awaitExit()}.
    *
    * @throws RuntimeException when the probes cannot listen or the Kafka clients cannot be built;
-   *     {@link StartFailure#of} describes it
+   *     {@link ExitReason#of} describes it
    */
   public static TopologyProcess start(TopologyConfig config) {
     TopologyProcess process = new TopologyProcess(config);
@@ -133,7 +133,7 @@ public final class TopologyProcess implements AutoCloseable {
       }
       if (!status.asDeclared()) {
         end(
-            new StartFailure(
+            new ExitReason(
                 ExitCode.TOPICS,
                 "the topics are not as the catalogue declares after waiting "
                     + config.topicsWait().toMillis()
@@ -159,7 +159,7 @@ public final class TopologyProcess implements AutoCloseable {
       try {
         app = TopologyApplication.start(config, registry, advertisedServer, this::streamsFailed);
       } catch (RuntimeException e) {
-        end(StartFailure.of(e, config), e);
+        end(ExitReason.of(e, config), e);
         return;
       }
       KafkaStreamsStateQueries queries = app.queries(config, advertisedServer);
@@ -174,19 +174,19 @@ public final class TopologyProcess implements AutoCloseable {
 
   /** Kafka Streams reached {@code ERROR}: a stream thread failed with {@code cause}. */
   private void streamsFailed(Throwable cause) {
-    end(StartFailure.of(cause, config), null);
+    end(ExitReason.of(cause, config), null);
   }
 
   /**
    * Ends the process on its own (unless it is already ending): logs why at ERROR, fails liveness,
    * and releases {@link #awaitExit()} with the failure's exit code.
    */
-  private void end(StartFailure why, Throwable cause) {
+  private void end(ExitReason why, Throwable cause) {
     synchronized (exit) {
       if (exit.isDone()) {
         return;
       }
-      failure = why;
+      exitReason = why;
       if (cause != null) {
         LOG.error("{}; exiting with code {}", why.message(), why.exitCode(), cause);
       } else {
@@ -200,7 +200,7 @@ public final class TopologyProcess implements AutoCloseable {
     KafkaStreams.State state = app.state();
     if (state == KafkaStreams.State.ERROR) {
       end(
-          new StartFailure(
+          new ExitReason(
               ExitCode.FAILURE, "Kafka Streams is in ERROR; ending so that it is restarted"),
           null);
       return;
@@ -213,7 +213,7 @@ public final class TopologyProcess implements AutoCloseable {
   }
 
   private boolean live() {
-    if (failure != null) {
+    if (exitReason != null) {
       return false;
     }
     TopologyApplication running = app;
@@ -253,8 +253,8 @@ public final class TopologyProcess implements AutoCloseable {
   }
 
   /** Why the process ended on its own (cause and key to change), else {@code null}. */
-  public StartFailure failure() {
-    return failure;
+  public ExitReason exitReason() {
+    return exitReason;
   }
 
   /** Stops Kafka Streams (a clean close commits and keeps local state), then the probes. */

@@ -168,7 +168,7 @@ class TopologyStartFailuresIT {
     await().atMost(PROMPTLY).until(() -> process.exitCodeNow() != null);
 
     assertThat(process.exitCodeNow()).isEqualTo(ExitCode.CONFIG);
-    assertThat(process.failure().message()).contains("topology.state-dir");
+    assertThat(process.exitReason().message()).contains("topology.state-dir");
     assertThat(status(process.healthPort(), "/health/live")).isEqualTo(503);
     assertThat(status(process.healthPort(), "/health/ready")).isEqualTo(503);
   }

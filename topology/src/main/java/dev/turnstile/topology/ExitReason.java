@@ -10,8 +10,8 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidTxnTimeoutException;
 
 /**
- * Why the topology process ends on its own, for the operator: the cause, the configuration key to
- * change, and the {@link ExitCode} a supervisor sees.
+ * Why the topology process ends on its own (it cannot start, or Kafka Streams failed), for the
+ * operator: the cause, the configuration key to change, and the {@link ExitCode} a supervisor sees.
  *
  * <p>Kafka Streams reports a locked or unusable state directory with a plain {@code
  * StreamsException}; its message is what tells them apart ({@code StateDirectory} in Kafka Streams
@@ -21,14 +21,14 @@ import org.apache.kafka.common.errors.InvalidTxnTimeoutException;
  *     ExitCode#FAILURE}
  * @param message one line: what failed, why, and the key to change
  */
-public record StartFailure(int exitCode, String message) {
+public record ExitReason(int exitCode, String message) {
 
   /** Describes {@code failure} of the process configured by {@code config}. */
-  public static StartFailure of(Throwable failure, TopologyConfig config) {
+  public static ExitReason of(Throwable failure, TopologyConfig config) {
     String causes = causes(failure);
     String stateDir = config.stateDir().toString();
     if (has(failure, BindException.class)) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.FAILURE,
           "cannot listen on topology.http.host "
               + config.httpHost()
@@ -41,7 +41,7 @@ public record StartFailure(int exitCode, String message) {
     if (causes.contains("already locked by another process")
         || causes.contains("Failed to lock the state directory")
         || causes.contains("multiple instances of Kafka Streams are running in the same state")) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.FAILURE,
           "the state directory "
               + stateDir
@@ -53,7 +53,7 @@ public record StartFailure(int exitCode, String message) {
     if (causes.contains("couldn't be created")
         || causes.contains("existing file with the same name")
         || causes.contains("Unable to read/write process file")) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.CONFIG,
           "the state directory "
               + stateDir
@@ -66,7 +66,7 @@ public record StartFailure(int exitCode, String message) {
     // maximum value allowed by the broker (as configured by transaction.max.timeout.ms)".
     if (has(failure, InvalidTxnTimeoutException.class)
         || causes.contains("transaction.max.timeout.ms")) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.CONFIG,
           "the broker refuses the transaction timeout of the topology's producers ("
               + causes
@@ -74,7 +74,7 @@ public record StartFailure(int exitCode, String message) {
               + " transaction.max.timeout.ms");
     }
     if (has(failure, AuthenticationException.class)) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.CONFIG,
           "Kafka refused the topology's credentials ("
               + causes
@@ -82,14 +82,14 @@ public record StartFailure(int exitCode, String message) {
               + " kafka.sasl.jaas.config");
     }
     if (has(failure, AuthorizationException.class)) {
-      return new StartFailure(
+      return new ExitReason(
           ExitCode.FAILURE,
           "Kafka refused an operation of the topology ("
               + causes
               + "): grant the principal of kafka.sasl.jaas.config the ACLs of"
               + " k8s/components/strimzi/kafkauser-topology.yaml");
     }
-    return new StartFailure(
+    return new ExitReason(
         ExitCode.FAILURE,
         "Kafka Streams failed (" + causes + "); the stack trace above says where");
   }
