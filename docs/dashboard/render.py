@@ -134,7 +134,8 @@ def main(samples_path, out_path):
                     plotted.setdefault(name, ([], []))
                     plotted[name][0].append(datetime.datetime.fromtimestamp(t))
                     plotted[name][1].append(value)
-        stacked = panel["fieldConfig"]["defaults"]["custom"]["stacking"]["mode"] == "normal"
+        custom = panel["fieldConfig"]["defaults"].get("custom", {})
+        stacked = custom.get("stacking", {}).get("mode") == "normal"
         for i, (name, (xs, ys)) in enumerate(plotted.items()):
             color = COLORS[i % len(COLORS)]
             ax.plot(xs, ys, color=color, linewidth=1.4, label=name)
@@ -149,6 +150,13 @@ def main(samples_path, out_path):
         ax.grid(color="#2c3235", linewidth=0.6)
         for spine in ax.spines.values():
             spine.set_color("#2c3235")
+        # A state timeline's values are names (value mappings): label the axis with them.
+        names = {float(value): option["text"]
+                 for mapping in panel["fieldConfig"]["defaults"].get("mappings", [])
+                 for value, option in mapping.get("options", {}).items()}
+        if names:
+            ax.set_yticks(sorted(names))
+            ax.set_yticklabels([names[v] for v in sorted(names)])
         unit = panel["fieldConfig"]["defaults"]["unit"]
         ax.set_ylabel({"reqps": "req/s", "ops": "per s", "s": "seconds"}.get(unit, ""), color="#8e8e8e", fontsize=8)
         if plotted:

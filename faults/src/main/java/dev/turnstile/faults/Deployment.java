@@ -288,6 +288,7 @@ final class Deployment implements AutoCloseable {
             <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n</pattern></encoder>
           </appender>
           <logger name="org.apache.kafka" level="WARN"/>
+          <logger name="dev.turnstile.topology.ExportedKafkaStreams" level="WARN"/>
           <logger name="com.azure" level="WARN"/>
           <logger name="io.netty" level="WARN"/>
           <logger name="dev.turnstile.duplicates" level="WARN"/>

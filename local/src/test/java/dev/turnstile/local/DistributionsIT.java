@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The two distributions as a platform runs them: unpacked {@code bin/} + {@code lib/}, each process
  * its own JVM, configured only by environment, against a real broker. The topics come from the
  * distribution's {@code turnstile-topics}; a Started and a Finished posted over HTTP come out as a
- * closed session in {@code device-sessions.v1}, read {@code read_committed}.
+ * closed session in {@code device-sessions.v1}, read {@code read_committed}. Every script logs to
+ * stderr and keeps stdout for its own output (the topics report, the device's token).
  */
 class DistributionsIT {
 
@@ -58,22 +59,41 @@ class DistributionsIT {
 
   static Process launch(Path distribution, String script, Map<String, String> env, String... args)
       throws IOException {
+    return launch(distribution, script, script, env, args);
+  }
+
+  /** As above, its output in files named {@code name}, for {@link #stdout} and {@link #stderr}. */
+  static Process launch(
+      Path distribution, String script, String name, Map<String, String> env, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(distribution.resolve("bin").resolve(script).toString());
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().keySet().removeIf(name -> name.startsWith("TURNSTILE_"));
+    builder.environment().keySet().removeIf(variable -> variable.startsWith("TURNSTILE_"));
     builder.environment().putAll(env);
     builder.environment().put("JAVA_OPTS", "-Xmx256m");
-    builder.redirectErrorStream(true);
-    builder.redirectOutput(work.resolve(script + ".log").toFile());
+    builder.redirectOutput(work.resolve(name + ".out").toFile());
+    builder.redirectError(work.resolve(name + ".err").toFile());
     Process process = builder.start();
     processes.add(process);
     return process;
   }
 
+  /** What the script wrote on stderr (its logs), then on stdout. */
   static String log(String script) throws IOException {
-    File file = work.resolve(script + ".log").toFile();
+    return stderr(script) + stdout(script);
+  }
+
+  static String stdout(String script) throws IOException {
+    return read(work.resolve(script + ".out").toFile());
+  }
+
+  static String stderr(String script) throws IOException {
+    return read(work.resolve(script + ".err").toFile());
+  }
+
+  private static String read(File file) throws IOException {
     return file.exists() ? Files.readString(file.toPath(), StandardCharsets.UTF_8) : "";
   }
 
@@ -156,7 +176,8 @@ class DistributionsIT {
             credentials.toString());
     assertThat(issue.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(issue.exitValue()).as(log("turnstile-device-token")).isZero();
-    String token = log("turnstile-device-token").lines().skip(1).findFirst().orElseThrow().strip();
+    String token =
+        stdout("turnstile-device-token").lines().skip(1).findFirst().orElseThrow().strip();
     int bridgePort = freePort();
     Process bridge =
         launch(
@@ -210,7 +231,46 @@ class DistributionsIT {
     topology.destroy();
     assertThat(bridge.waitFor(30, TimeUnit.SECONDS)).as("bridge stops on SIGTERM").isTrue();
     assertThat(topology.waitFor(40, TimeUnit.SECONDS)).as("topology stops on SIGTERM").isTrue();
-    assertThat(log("turnstile-bridge")).contains("bridge stopped");
+    assertThat(stderr("turnstile-bridge")).contains("bridge stopped");
+    assertThat(stderr("turnstile-topology")).contains("Kafka Streams state RUNNING");
+    assertThat(stdout("turnstile-bridge")).as("logs go to stderr").isEmpty();
+    assertThat(stdout("turnstile-topology")).as("logs go to stderr").isEmpty();
+  }
+
+  /**
+   * The topology's own JVM, started by its script, without its topics (another prefix): it ends at
+   * once with code 3 and one ERROR line on stderr naming the key, nothing on stdout.
+   */
+  @Test
+  void aTopologyThatCannotStartEndsAtOnceNamingTheKey() throws Exception {
+    String name = "turnstile-topology-without-topics";
+    long started = System.nanoTime();
+    Process topology =
+        launch(
+            TOPOLOGY,
+            "turnstile-topology",
+            name,
+            Map.of(
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS",
+                kafka.bootstrapServers(),
+                "TURNSTILE_TOPIC_PREFIX",
+                "cannot.",
+                "TURNSTILE_TOPOLOGY_TOPICS_WAIT_MS",
+                "0",
+                "TURNSTILE_TOPOLOGY_STATE_DIR",
+                work.resolve("streams-without-topics").toString(),
+                "TURNSTILE_TOPOLOGY_HTTP_HOST",
+                "127.0.0.1",
+                "TURNSTILE_TOPOLOGY_HTTP_PORT",
+                "0"));
+
+    assertThat(topology.waitFor(60, TimeUnit.SECONDS)).as(log(name)).isTrue();
+    System.out.printf(
+        "DistributionsIT: the topology ended %d ms after its script started%n",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    assertThat(topology.exitValue()).as(log(name)).isEqualTo(3);
+    assertThat(stderr(name)).contains("ERROR").contains("topology.topics.wait-ms");
+    assertThat(stdout(name)).as("logs go to stderr").isEmpty();
   }
 
   static boolean closedSession(ConsumerRecord<String, byte[]> record) {

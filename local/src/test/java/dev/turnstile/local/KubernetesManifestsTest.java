@@ -504,6 +504,67 @@ class KubernetesManifestsTest {
     assertThat(endpoint).containsEntry("scheme", "https");
   }
 
+  /**
+   * KEDA scales the topology on the lag of its own consumer group over every topic it reads: no
+   * topic is named (KEDA then sums every partition the group has offsets for), and the group and
+   * the brokers are the topology's application id and bootstrap servers, copied from its ConfigMap.
+   * Rendered here as an operator would deploy it under another prefix and application id: the
+   * overlay of production plus its own ConfigMap values.
+   */
+  @org.junit.jupiter.api.Test
+  void theScaledObjectFollowsTheTopologysGroupOnEveryTopicItReads() throws Exception {
+    Path overlay = Files.createDirectories(REPOSITORY.resolve("local/target/k8s-acme"));
+    Path base = overlay.relativize(REPOSITORY.resolve("k8s"));
+    Files.writeString(
+        overlay.resolve("kustomization.yaml"),
+        String.join(
+            "\n",
+            "apiVersion: kustomize.config.k8s.io/v1beta1",
+            "kind: Kustomization",
+            "resources:",
+            "  - " + base.resolve("base"),
+            "components:",
+            "  - " + base.resolve("components/autoscaling"),
+            "configMapGenerator:",
+            "  - name: turnstile-topology",
+            "    behavior: merge",
+            "    literals:",
+            "      - TURNSTILE_TOPIC_PREFIX=acme.",
+            "      - TURNSTILE_TOPOLOGY_APPLICATION_ID=acme-topology",
+            "      - TURNSTILE_KAFKA_BOOTSTRAP_SERVERS=kafka.acme.svc:9093",
+            ""));
+    List<String> renderings = new ArrayList<>(List.of("local/target/k8s-acme"));
+    overlays().filter(o -> o.equals("prod")).forEach(o -> renderings.add("k8s/overlays/" + o));
+    for (String directory : renderings) {
+      List<HasMetadata> resources = render(directory);
+      Container container =
+          deployment(resources, "turnstile-topology")
+              .getSpec()
+              .getTemplate()
+              .getSpec()
+              .getContainers()
+              .get(0);
+      TopologyConfig config = topology(resources, container);
+      GenericKubernetesResource scaled =
+          custom(resources, "ScaledObject").stream()
+              .filter(r -> r.getMetadata().getName().equals("turnstile-topology"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError(directory + ": no ScaledObject"));
+      Map<String, Object> spec = scaled.get("spec");
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> triggers = (List<Map<String, Object>>) spec.get("triggers");
+      assertThat(triggers).as(directory).singleElement();
+      assertThat(triggers.get(0)).containsEntry("type", "kafka");
+      @SuppressWarnings("unchecked")
+      Map<String, Object> metadata = (Map<String, Object>) triggers.get(0).get("metadata");
+      assertThat(metadata)
+          .as(directory + ": every topic the group reads, none named")
+          .doesNotContainKey("topic")
+          .containsEntry("consumerGroup", config.applicationId())
+          .containsEntry("bootstrapServers", config.bootstrapServers());
+    }
+  }
+
   @org.junit.jupiter.api.Test
   void theTopicManifestsRenderOnTheirOwn() throws Exception {
     assertThat(custom(render("k8s/topics"), "KafkaTopic")).hasSize(TopicCatalogue.ALL.size());

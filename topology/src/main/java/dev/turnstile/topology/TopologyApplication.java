@@ -9,7 +9,6 @@ import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
 import dev.turnstile.topology.config.StreamsProperties;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
-import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetAddress;
@@ -17,9 +16,11 @@ import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.CloseOptions;
@@ -52,41 +53,39 @@ public final class TopologyApplication implements AutoCloseable {
    */
   static final Duration METRICS_REFRESH = Duration.ofSeconds(5);
 
-  private final ScheduledExecutorService metricsBinder;
+  private final MetricsBinderThread metricsBinder = new MetricsBinderThread();
+
+  /** Counts the client's transitions to {@code RUNNING}. */
+  private final AtomicLong runningSince = new AtomicLong();
+
+  /** The transition to {@code RUNNING} after which every metric was bound. */
+  private volatile long metricsBoundSince = -1;
 
   private TopologyApplication(KafkaStreams streams, PrometheusMeterRegistry registry) {
     this.streams = streams;
     this.registry = registry;
-    this.metricsBinder =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread thread = new Thread(r, "topology-metrics-binder");
-              thread.setDaemon(true);
-              return thread;
-            });
     this.streamsMetrics =
         new KafkaStreamsMetrics(streams, List.of(), metricsBinder, METRICS_REFRESH);
     streamsMetrics.bindTo(registry);
   }
 
   /**
-   * The registry behind {@code /metrics}. Kafka Streams tags a key-value store's RocksDB metrics
-   * {@code rocksdb-state-id} and a window (or session) store's {@code rocksdb-window-state-id}
-   * ({@code rocksdb-session-state-id}) under the same metric names; Prometheus refuses a second set
-   * of tag keys for one name, so whichever kind registered second (the dedup window stores, often)
-   * was dropped. One tag key, {@code rocksdb_state_id}, names every store.
+   * The registry behind {@code /metrics}. Every store's metrics carry the tag {@code
+   * rocksdb_state_id}, whatever the store's kind (see {@link ExportedKafkaStreams}).
    */
   public static PrometheusMeterRegistry newRegistry() {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    registry
-        .config()
-        .meterFilter(
-            MeterFilter.renameTag(
-                "kafka.stream.state", "rocksdb.window.state.id", "rocksdb.state.id"))
-        .meterFilter(
-            MeterFilter.renameTag(
-                "kafka.stream.state", "rocksdb.session.state.id", "rocksdb.state.id"));
-    return registry;
+    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  }
+
+  /**
+   * Called with each new state: on {@code RUNNING}, binds the metrics the tasks and stores created
+   * while partitions were assigned before {@link #ready()} says so.
+   */
+  private void stateChanged(KafkaStreams.State now) {
+    if (now == KafkaStreams.State.RUNNING) {
+      long transition = runningSince.incrementAndGet();
+      metricsBinder.refreshNow(() -> metricsBoundSince = transition);
+    }
   }
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
@@ -111,11 +110,30 @@ public final class TopologyApplication implements AutoCloseable {
    */
   public static TopologyApplication start(
       TopologyConfig config, PrometheusMeterRegistry registry, String applicationServer) {
+    return start(config, registry, applicationServer, failure -> {});
+  }
+
+  /**
+   * As {@link #start(TopologyConfig, PrometheusMeterRegistry, String)}, telling {@code onError} at
+   * once when the client reaches {@code ERROR}: with what stopped its stream thread, or an {@link
+   * IllegalStateException} when Kafka Streams gave no cause.
+   *
+   * @throws org.apache.kafka.streams.errors.StreamsException when Kafka Streams cannot be built or
+   *     started (its state directory locked by another client, or not writable); nothing is left
+   *     running then
+   */
+  public static TopologyApplication start(
+      TopologyConfig config,
+      PrometheusMeterRegistry registry,
+      String applicationServer,
+      Consumer<Throwable> onError) {
     Properties properties = streamsProperties(config);
     if (applicationServer != null) {
       properties.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
     }
-    KafkaStreams streams = new KafkaStreams(TurnstileTopology.build(config), properties);
+    KafkaStreams streams = new ExportedKafkaStreams(TurnstileTopology.build(config), properties);
+    TopologyApplication app = new TopologyApplication(streams, registry);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
     // Record-level problems are answered inside the stages and by RejectingExceptionHandler
     // (rejected-events.v1). What reaches here is a broken environment (lost state directory,
     // fenced for good, a changelog write refused): stop this client so the pod restarts visibly
@@ -123,12 +141,25 @@ public final class TopologyApplication implements AutoCloseable {
     streams.setUncaughtExceptionHandler(
         e -> {
           LOG.error("stream thread failed; shutting this client down", e);
+          failure.compareAndSet(null, e);
           return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
     streams.setStateListener(
-        (now, before) -> LOG.info("Kafka Streams state {} -> {}", before, now));
-    TopologyApplication app = new TopologyApplication(streams, registry);
-    streams.start();
+        (now, before) -> {
+          LOG.info("Kafka Streams state {} -> {}", before, now);
+          app.stateChanged(now);
+          if (now == KafkaStreams.State.ERROR) {
+            Throwable cause = failure.get();
+            onError.accept(
+                cause != null ? cause : new IllegalStateException("Kafka Streams went to ERROR"));
+          }
+        });
+    try {
+      streams.start();
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
     return app;
   }
 
@@ -191,9 +222,17 @@ public final class TopologyApplication implements AutoCloseable {
     return state != KafkaStreams.State.ERROR && state != KafkaStreams.State.PENDING_ERROR;
   }
 
-  /** Readiness: {@code RUNNING} only. */
+  /**
+   * Readiness: {@code RUNNING}, with the metrics of its tasks and stores bound, so that the first
+   * scrape of a ready pod has every series (rejections, stores) a dashboard and alerts read.
+   */
   public boolean ready() {
-    return streams.state() == KafkaStreams.State.RUNNING;
+    return streams.state() == KafkaStreams.State.RUNNING && metricsBoundSince == runningSince.get();
+  }
+
+  /** Kafka Streams' metrics as {@code /metrics} exports them (see {@link ExportedKafkaStreams}). */
+  public Map<MetricName, ? extends Metric> metrics() {
+    return streams.metrics();
   }
 
   /** Kafka Streams metrics (and any others registered here) in Prometheus text format. */
@@ -201,11 +240,14 @@ public final class TopologyApplication implements AutoCloseable {
     return registry.scrape();
   }
 
-  /** Polls until the client is {@code RUNNING}; false when the deadline passes first. */
+  /**
+   * Polls until the client is {@link #ready()} ({@code RUNNING}, metrics bound); false when the
+   * deadline passes first.
+   */
   public boolean awaitRunning(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      if (streams.state() == KafkaStreams.State.RUNNING) {
+      if (ready()) {
         return true;
       }
       if (streams.state() == KafkaStreams.State.ERROR

@@ -7,6 +7,7 @@ import dev.turnstile.topology.adapter.http.QueryRoutes;
 import dev.turnstile.topology.adapter.http.TopologyHttpServer;
 import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
 import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.config.TopologyConfigModel;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -36,12 +37,15 @@ import org.slf4j.LoggerFactory;
  *   <li>While running, the topics are checked every {@code topology.topics.check-interval-ms}; a
  *       partition-count change or a missing topic is logged and makes the process unready (keys
  *       would move between tasks and their state).
- *   <li>When Kafka Streams reaches {@code ERROR} the process ends with {@link ExitCode#FAILURE}
- *       instead of staying alive and useless.
+ *   <li>When Kafka Streams cannot be built or started (its state directory locked by another
+ *       process or not writable), or reaches {@code ERROR} (a stream thread failed and the uncaught
+ *       exception handler shut the client down), the process ends at once, with the {@link
+ *       ExitReason} that names the cause and the key to change, instead of staying alive and
+ *       useless.
  * </ul>
  *
- * <p>Liveness holds while waiting for topics, rebalancing and restoring; readiness needs {@code
- * RUNNING} and the topics as declared.
+ * <p>Liveness holds while waiting for topics, rebalancing and restoring, and fails once the process
+ * is ending on its own; readiness needs {@code RUNNING} and the topics as declared.
  */
 public final class TopologyProcess implements AutoCloseable {
 
@@ -57,6 +61,7 @@ public final class TopologyProcess implements AutoCloseable {
   private final PrometheusMeterRegistry registry = TopologyApplication.newRegistry();
   private volatile TopologyApplication app;
   private volatile String phase = "WAITING_FOR_TOPICS";
+  private volatile ExitReason exitReason;
   private boolean closed;
 
   private TopologyProcess(TopologyConfig config) {
@@ -64,11 +69,17 @@ public final class TopologyProcess implements AutoCloseable {
     StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
     this.admin = Admin.create(streams.getAdminConfigs(config.applicationId() + "-topics"));
     this.topics = new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), (short) 0));
-    this.http =
-        TopologyHttpServer.start(
-            config.httpHost(),
-            config.httpPort(),
-            new TopologyHttpServer.Probes(this::live, this::ready, this::state, registry::scrape));
+    try {
+      this.http =
+          TopologyHttpServer.start(
+              config.httpHost(),
+              config.httpPort(),
+              new TopologyHttpServer.Probes(
+                  this::live, this::ready, this::state, registry::scrape));
+    } catch (RuntimeException e) {
+      admin.close(Duration.ZERO);
+      throw e;
+    }
     this.advertisedServer = TopologyApplication.advertisedServer(config, http.port());
     Gauge.builder("turnstile.topics.as.declared", topics, t -> t.status().asDeclared() ? 1 : 0)
         .description("1 while every topic this process uses exists as the catalogue declares")
@@ -88,6 +99,9 @@ public final class TopologyProcess implements AutoCloseable {
   /**
    * Starts the probes, waits for the topics, starts Kafka Streams; returns at once, see {@link
    * #awaitExit()}.
+   *
+   * @throws RuntimeException when the probes cannot listen or the Kafka clients cannot be built;
+   *     {@link ExitReason#of} describes it
    */
   public static TopologyProcess start(TopologyConfig config) {
     TopologyProcess process = new TopologyProcess(config);
@@ -119,12 +133,23 @@ public final class TopologyProcess implements AutoCloseable {
         status = topics.check(admin, Duration.ofSeconds(10));
       }
       if (!status.asDeclared()) {
-        LOG.error(
-            "the topics are not as the catalogue declares after waiting {} ms: {}; create them"
-                + " (turnstile topics, or the KafkaTopic manifests) and start again",
-            config.topicsWait().toMillis(),
-            status.reachable() ? status.describe() : "Kafka did not answer");
-        exit.complete(ExitCode.TOPICS);
+        end(
+            new ExitReason(
+                ExitCode.TOPICS,
+                "the topics are not as the catalogue declares after waiting "
+                    + config.topicsWait().toMillis()
+                    + " ms ("
+                    + TopologyConfigModel.TOPICS_WAIT
+                    + "): "
+                    + (status.reachable()
+                        ? status.describe()
+                        : "Kafka did not answer at "
+                            + TopologyConfigModel.BOOTSTRAP_SERVERS
+                            + " "
+                            + config.bootstrapServers())
+                    + "; create them (turnstile topics, or the KafkaTopic manifests) and start"
+                    + " again"),
+            null);
         return;
       }
     } catch (InterruptedException e) {
@@ -136,7 +161,12 @@ public final class TopologyProcess implements AutoCloseable {
         return;
       }
       phase = "STARTING";
-      app = TopologyApplication.start(config, registry, advertisedServer);
+      try {
+        app = TopologyApplication.start(config, registry, advertisedServer, this::streamsFailed);
+      } catch (RuntimeException e) {
+        end(ExitReason.of(e, config), e);
+        return;
+      }
       KafkaStreamsStateQueries queries = app.queries(config, advertisedServer);
       http.serveQueries(
           new QueryRoutes.UseCases(queries, queries),
@@ -147,11 +177,37 @@ public final class TopologyProcess implements AutoCloseable {
     scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);
   }
 
+  /** Kafka Streams reached {@code ERROR}: a stream thread failed with {@code cause}. */
+  private void streamsFailed(Throwable cause) {
+    end(ExitReason.of(cause, config), null);
+  }
+
+  /**
+   * Ends the process on its own (unless it is already ending): logs why at ERROR, fails liveness,
+   * and releases {@link #awaitExit()} with the failure's exit code.
+   */
+  private void end(ExitReason why, Throwable cause) {
+    synchronized (exit) {
+      if (exit.isDone()) {
+        return;
+      }
+      exitReason = why;
+      if (cause != null) {
+        LOG.error("{}; exiting with code {}", why.message(), why.exitCode(), cause);
+      } else {
+        LOG.error("{}; exiting with code {}", why.message(), why.exitCode());
+      }
+      exit.complete(why.exitCode());
+    }
+  }
+
   private void supervise() {
     KafkaStreams.State state = app.state();
     if (state == KafkaStreams.State.ERROR) {
-      LOG.error("Kafka Streams is in ERROR; ending the process so that it is restarted");
-      exit.complete(ExitCode.FAILURE);
+      end(
+          new ExitReason(
+              ExitCode.FAILURE, "Kafka Streams is in ERROR; ending so that it is restarted"),
+          null);
       return;
     }
     try {
@@ -162,6 +218,9 @@ public final class TopologyProcess implements AutoCloseable {
   }
 
   private boolean live() {
+    if (exitReason != null) {
+      return false;
+    }
     TopologyApplication running = app;
     return running == null || running.live();
   }
@@ -198,6 +257,11 @@ public final class TopologyProcess implements AutoCloseable {
     return exit.getNow(null);
   }
 
+  /** Why the process ended on its own (cause and key to change), else {@code null}. */
+  public ExitReason exitReason() {
+    return exitReason;
+  }
+
   /** Stops Kafka Streams (a clean close commits and keeps local state), then the probes. */
   @Override
   public void close() {
@@ -206,7 +270,9 @@ public final class TopologyProcess implements AutoCloseable {
         return;
       }
       closed = true;
-      exit.complete(ExitCode.OK);
+      synchronized (exit) {
+        exit.complete(ExitCode.OK);
+      }
     }
     scheduler.shutdownNow();
     TopologyApplication running = app;

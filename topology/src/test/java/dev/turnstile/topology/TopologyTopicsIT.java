@@ -45,18 +45,31 @@ class TopologyTopicsIT {
   }
 
   static TopologyConfig config(String prefix) {
+    return config(prefix, 1500);
+  }
+
+  static TopologyConfig config(String prefix, long topicsWaitMs) {
     return TopologyConfig.from(
         ConfigValues.of(
             Map.of(
-                "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                "topic.prefix", prefix,
-                "topology.application-id", prefix + "topology",
-                "topology.state-dir", stateDir.resolve(prefix).toString(),
-                "topology.num-standby-replicas", "0",
-                "topology.http.host", "127.0.0.1",
-                "topology.http.port", "0",
-                "topology.topics.wait-ms", "1500",
-                "topology.topics.check-interval-ms", "200")));
+                "kafka.bootstrap.servers",
+                kafka.bootstrapServers(),
+                "topic.prefix",
+                prefix,
+                "topology.application-id",
+                prefix + "topology",
+                "topology.state-dir",
+                stateDir.resolve(prefix).toString(),
+                "topology.num-standby-replicas",
+                "0",
+                "topology.http.host",
+                "127.0.0.1",
+                "topology.http.port",
+                "0",
+                "topology.topics.wait-ms",
+                Long.toString(topicsWaitMs),
+                "topology.topics.check-interval-ms",
+                "200")));
   }
 
   static int status(TopologyProcess process, String path) throws Exception {
@@ -80,7 +93,8 @@ class TopologyTopicsIT {
 
   @Test
   void startedBeforeItsTopicsExistItEndsWithTheTopicsExitCodeAndCreatesNothing() throws Exception {
-    try (TopologyProcess process = TopologyProcess.start(config("absent."))) {
+    // Long enough a wait to find it live and unready while it waits, on a loaded machine too.
+    try (TopologyProcess process = TopologyProcess.start(config("absent.", 5000))) {
       assertThat(status(process, "/health/live")).isEqualTo(200);
       assertThat(status(process, "/health/ready")).isEqualTo(503);
 
@@ -96,6 +110,7 @@ class TopologyTopicsIT {
       await().atMost(Duration.ofSeconds(30)).until(exit::isDone);
 
       assertThat(exit.get()).isEqualTo(ExitCode.TOPICS);
+      assertThat(status(process, "/health/live")).as("ending on its own").isEqualTo(503);
     }
     try (Admin admin = kafka.admin()) {
       assertThat(admin.listTopics().names().get()).noneMatch(name -> name.startsWith("absent."));

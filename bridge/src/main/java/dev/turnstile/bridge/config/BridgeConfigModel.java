@@ -417,7 +417,9 @@ public final class BridgeConfigModel {
   public static final Setting<Boolean> ENTITY_SESSIONS =
       ENTITY
           .bool("sessions", false)
-          .doc("session-enabled entity (session processor; keying by session id keeps order)");
+          .doc(
+              "session-enabled entity (each session slot takes one session at a time, in order;"
+                  + " keying by session id keeps that order in Kafka)");
 
   /** The topic's name without {@link #TOPIC_PREFIX}, which is applied. */
   public static final Setting<String> ENTITY_KAFKA_TOPIC =
@@ -443,13 +445,28 @@ public final class BridgeConfigModel {
       ENTITY
           .integer("max-concurrent-calls", 1)
           .between(1, 100)
-          .doc("message callbacks at once (per session with sessions)");
+          .doc(
+              "message callbacks at once; 1 with sessions (a session's messages are taken in"
+                  + " order, one at a time: raise `max-concurrent-sessions`)");
 
   public static final Setting<Integer> ENTITY_MAX_CONCURRENT_SESSIONS =
       ENTITY
           .integer("max-concurrent-sessions", 1)
           .between(1, 100)
           .doc("sessions at once (session-enabled entities)");
+
+  /**
+   * Read by the session pump only. Short by default: the SDK processor's own idle wait, its try
+   * timeout (60 s), drained a queue of many short sessions one session per slot per minute.
+   */
+  public static final Setting<Duration> ENTITY_SESSION_IDLE_TIMEOUT_MS =
+      ENTITY
+          .millis("session-idle-timeout-ms", 250)
+          .between(50, 3_600_000)
+          .doc(
+              "how long a session slot waits for the session's next message, once the last is"
+                  + " settled, before it takes the next session (session-enabled entities); a"
+                  + " message that comes later is taken with its session again, in order");
 
   public static final Setting<Duration> ENTITY_MAX_AUTO_LOCK_RENEW_MS =
       ENTITY

@@ -28,6 +28,7 @@ final class BridgeConfigRules {
           BridgeConfigRules::httpsHasOneKindOfKeyMaterial,
           BridgeConfigRules::serviceBusHasAConnection,
           BridgeConfigRules::entitiesNameOneSource,
+          BridgeConfigRules::aSessionIsTakenOneMessageAtATime,
           BridgeConfigRules::callbacksOutlastNeitherLockNorShutdown);
 
   private BridgeConfigRules() {}
@@ -136,6 +137,33 @@ final class BridgeConfigRules {
                 problems.add(
                     "%s%s: or %s%s with %s%s, is required (not both)"
                         .formatted(p, ENTITY_QUEUE, p, ENTITY_TOPIC, p, ENTITY_SUBSCRIPTION));
+              }
+            });
+  }
+
+  /**
+   * A session's messages are taken in order, one at a time (the session pump asks for one message
+   * and settles it before the next): more callbacks per session would not run, so the key to raise
+   * is the number of sessions at once.
+   */
+  private static void aSessionIsTakenOneMessageAtATime(Settings s, List<String> problems) {
+    s.instances(ENTITY)
+        .forEach(
+            (name, entity) -> {
+              int calls = entity.get(ENTITY_MAX_CONCURRENT_CALLS);
+              if (entity.get(ENTITY_SESSIONS) && calls > 1) {
+                String p = SERVICEBUS_ENTITY_PREFIX + name + ".";
+                problems.add(
+                    ("%s%s: %d must be 1 with %s%s=true: a session's messages are taken in order,"
+                            + " one at a time; raise %s%s for more at once")
+                        .formatted(
+                            p,
+                            ENTITY_MAX_CONCURRENT_CALLS,
+                            calls,
+                            p,
+                            ENTITY_SESSIONS,
+                            p,
+                            ENTITY_MAX_CONCURRENT_SESSIONS));
               }
             });
   }

@@ -46,6 +46,7 @@ public record ServiceBusConfig(
       boolean keyRequired,
       int maxConcurrentCalls,
       int maxConcurrentSessions,
+      Duration sessionIdleTimeout,
       Duration maxAutoLockRenew,
       int prefetch,
       String schema) {
@@ -84,6 +85,7 @@ public record ServiceBusConfig(
                         e.get(ENTITY_KEY_REQUIRED),
                         e.get(ENTITY_MAX_CONCURRENT_CALLS),
                         e.get(ENTITY_MAX_CONCURRENT_SESSIONS),
+                        e.get(ENTITY_SESSION_IDLE_TIMEOUT_MS),
                         e.get(ENTITY_MAX_AUTO_LOCK_RENEW_MS),
                         e.get(ENTITY_PREFETCH),
                         e.get(ENTITY_SCHEMA).orElse(null)))

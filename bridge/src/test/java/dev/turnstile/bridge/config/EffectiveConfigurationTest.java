@@ -85,22 +85,26 @@ class EffectiveConfigurationTest {
         });
     if (config.serviceBus() != null) {
       for (ServiceBusConfig.Entity instance : config.serviceBus().entities()) {
-        entity(instance, config.get(TOPIC_PREFIX))
-            .forEach(
-                (key, applied) -> {
-                  String name = entity.prefix() + instance.name() + "." + key;
-                  ConfigDef.ConfigKey definition = entity.keys().configKeys().get(key);
-                  String expected =
-                      settings.isSet(name)
-                          ? ConfigDocs.cell(
-                              definition,
-                              settings.instances(ENTITY).get(instance.name()).values().get(key))
-                          : documented.get(entity.prefix() + "<name>." + key);
-                  softly
-                      .assertThat(ConfigDocs.cell(definition, applied))
-                      .as("%s, from %s", name, source)
-                      .isEqualTo(expected);
-                });
+        Map<String, Object> handed = entity(instance, config.get(TOPIC_PREFIX));
+        softly
+            .assertThat(handed.keySet())
+            .as("every key of entity %s, and only those, with where it takes effect", instance)
+            .containsExactlyInAnyOrderElementsOf(entity.keys().names());
+        handed.forEach(
+            (key, applied) -> {
+              String name = entity.prefix() + instance.name() + "." + key;
+              ConfigDef.ConfigKey definition = entity.keys().configKeys().get(key);
+              String expected =
+                  settings.isSet(name)
+                      ? ConfigDocs.cell(
+                          definition,
+                          settings.instances(ENTITY).get(instance.name()).values().get(key))
+                      : documented.get(entity.prefix() + "<name>." + key);
+              softly
+                  .assertThat(ConfigDocs.cell(definition, applied))
+                  .as("%s, from %s", name, source)
+                  .isEqualTo(expected);
+            });
       }
     }
     softly.assertAll();
@@ -168,6 +172,7 @@ class EffectiveConfigurationTest {
     keys.put(ENTITY_KEY_REQUIRED.name(), entity.keyRequired());
     keys.put(ENTITY_MAX_CONCURRENT_CALLS.name(), entity.maxConcurrentCalls());
     keys.put(ENTITY_MAX_CONCURRENT_SESSIONS.name(), entity.maxConcurrentSessions());
+    keys.put(ENTITY_SESSION_IDLE_TIMEOUT_MS.name(), entity.sessionIdleTimeout().toMillis());
     keys.put(ENTITY_MAX_AUTO_LOCK_RENEW_MS.name(), entity.maxAutoLockRenew().toMillis());
     keys.put(ENTITY_PREFETCH.name(), entity.prefetch());
     // The receivers always peek-lock: the only mode the key accepts.

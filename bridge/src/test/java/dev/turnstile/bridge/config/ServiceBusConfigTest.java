@@ -34,6 +34,17 @@ class ServiceBusConfigTest {
     assertThat(entity.maxConcurrentCalls()).isEqualTo(1);
     assertThat(entity.prefetch()).isZero();
     assertThat(entity.maxAutoLockRenew()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(entity.sessionIdleTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void aSessionEntityTakesOneMessageAtATimeAndSaysWhichKeyToRaiseInstead() {
+    Map<String, String> values = oneQueue();
+    values.put("bridge.servicebus.entity.billing.sessions", "true");
+    values.put("bridge.servicebus.entity.billing.max-concurrent-calls", "4");
+    assertThatThrownBy(() -> BridgeConfigLoader.fromMap(values))
+        .hasMessageContaining("bridge.servicebus.entity.billing.max-concurrent-calls")
+        .hasMessageContaining("bridge.servicebus.entity.billing.max-concurrent-sessions");
   }
 
   @Test

@@ -91,11 +91,6 @@ public final class KnownBenignLogFilter extends Filter<ILoggingEvent> {
               "Attempting to close NetworkClient that has already been closed",
               "the in-process broker closes its controller channel twice while it stops"),
           new Benign(
-              "io.micrometer.core.instrument.MeterRegistry",
-              "has been already registered",
-              "a store's metric that Kafka Streams re-created when its task moved is bound again;"
-                  + " the gauge already bound keeps reading the current value"),
-          new Benign(
               "org.apache.kafka.streams.StreamsConfig",
               "processing.exception.handler.global.enabled",
               "Kafka Streams 4.4's partition assignor builds its own copy of the configuration"

@@ -360,6 +360,10 @@ final class Broker {
     return entity(path).locked.size();
   }
 
+  synchronized int lockedSessionCount(String path) {
+    return entity(path).sessions.size();
+  }
+
   synchronized long abandonedCount(String path) {
     return entity(path).abandoned;
   }

@@ -179,6 +179,11 @@ public final class ServiceBusDouble implements AutoCloseable {
     return broker.lockedCount(entityPath);
   }
 
+  /** Sessions of the entity a receiver link holds locked right now. */
+  public int lockedSessionCount(String entityPath) {
+    return broker.lockedSessionCount(entityPath);
+  }
+
   /** Explicit abandons only; an expired lock counts a failed delivery but not here. */
   public long abandonedCount(String entityPath) {
     return broker.abandonedCount(entityPath);

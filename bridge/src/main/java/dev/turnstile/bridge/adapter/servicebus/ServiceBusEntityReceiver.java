@@ -3,7 +3,6 @@ package dev.turnstile.bridge.adapter.servicebus;
 import com.azure.messaging.servicebus.ServiceBusErrorContext;
 import com.azure.messaging.servicebus.ServiceBusException;
 import com.azure.messaging.servicebus.ServiceBusFailureReason;
-import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessage;
 import com.azure.messaging.servicebus.ServiceBusReceivedMessageContext;
 import com.azure.messaging.servicebus.models.DeadLetterOptions;
@@ -29,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One entity's processor client and its message callback. The callback waits, bounded by the settle
+ * One entity's message pump (the SDK's processor client, or {@link ServiceBusSessionPump} for a
+ * session-enabled entity) and its message callback. The callback waits, bounded by the settle
  * timeout, for Kafka's acknowledgement: the SDK renews the lock only while the callback runs. While
  * the {@link IntakeGate} is paused it holds its message and waits (at most the lock renewal cap
  * less the settle timeout) instead of giving it back, so an outage does not run delivery counts up
@@ -57,7 +57,7 @@ final class ServiceBusEntityReceiver {
   private final Duration longestWait;
   private final IntakeGate gate;
   private final ServiceBusMetrics metrics;
-  private final ServiceBusProcessorClient processor;
+  private final MessagePump pump;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final Object idle = new Object();
   private boolean closed;
@@ -65,14 +65,14 @@ final class ServiceBusEntityReceiver {
   /**
    * @param gate whether to relay at all; told of every abandon, it pauses the source when Kafka
    *     cannot take writes
-   * @param processorFactory builds the processor client around the two callbacks
+   * @param pumpFactory builds the pump that calls {@link #processMessage} and {@link #processError}
    */
   ServiceBusEntityReceiver(
       ServiceBusConfig.Entity entity,
       RelayServiceBusMessageUseCase useCase,
       Duration settleTimeout,
       IntakeGate gate,
-      Function<ServiceBusEntityReceiver, ServiceBusProcessorClient> processorFactory,
+      Function<ServiceBusEntityReceiver, MessagePump> pumpFactory,
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.entity = entity;
     this.useCase = useCase;
@@ -82,7 +82,7 @@ final class ServiceBusEntityReceiver {
     this.gate = gate;
     this.metrics =
         new ServiceBusMetrics(registry, entity.name(), inFlight::get, () -> gate.halted() ? 1 : 0);
-    this.processor = processorFactory.apply(this);
+    this.pump = pumpFactory.apply(this);
   }
 
   ServiceBusConfig.Entity entity() {
@@ -91,13 +91,13 @@ final class ServiceBusEntityReceiver {
 
   synchronized void start() {
     if (!closed) {
-      processor.start();
+      pump.start();
     }
   }
 
   synchronized void close() {
     closed = true;
-    processor.close();
+    pump.close();
   }
 
   /** Waits until no callback runs, at most until {@code deadlineNanos}; true if idle. */
@@ -119,7 +119,13 @@ final class ServiceBusEntityReceiver {
     return inFlight.get();
   }
 
+  /** The processor client's callback. */
   void processMessage(ServiceBusReceivedMessageContext context) {
+    processMessage(context.getMessage(), Settler.of(context));
+  }
+
+  /** Relays one message and settles it through {@code settler}; returns once it is settled. */
+  void processMessage(ServiceBusReceivedMessage message, Settler settler) {
     long receivedAtNanos = System.nanoTime();
     inFlight.incrementAndGet();
     try {
@@ -127,7 +133,8 @@ final class ServiceBusEntityReceiver {
       IntakeGate.State state = gate.awaitNotPaused(receivedAtNanos + longestWait.toNanos());
       if (state != IntakeGate.State.RUNNING) {
         settle(
-            context,
+            message,
+            settler,
             new Abandon(
                 AbandonReason.PAUSED,
                 state == IntakeGate.State.CLOSING
@@ -135,10 +142,10 @@ final class ServiceBusEntityReceiver {
                     : "Kafka still cannot take writes after " + longestWait));
         return;
       }
-      settle(context, relay(toReceivedMessage(context.getMessage())));
+      settle(message, settler, relay(toReceivedMessage(message)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      settle(context, new Abandon(AbandonReason.INTERRUPTED, "interrupted while paused"));
+      settle(message, settler, new Abandon(AbandonReason.INTERRUPTED, "interrupted while paused"));
     } finally {
       if (inFlight.decrementAndGet() == 0) {
         synchronized (idle) {
@@ -171,19 +178,18 @@ final class ServiceBusEntityReceiver {
     }
   }
 
-  private void settle(ServiceBusReceivedMessageContext context, Settlement settlement) {
-    ServiceBusReceivedMessage message = context.getMessage();
+  private void settle(ServiceBusReceivedMessage message, Settler settler, Settlement settlement) {
     try {
       if (settlement instanceof Complete) {
-        context.complete();
+        settler.complete();
         metrics.completed();
       } else if (settlement instanceof Abandon abandon) {
         // Before the abandon, so the redelivery that may follow at once is not written.
         gate.abandoned(abandon.reason());
-        context.abandon();
+        settler.abandon();
         metrics.abandoned(abandon.reason().slug());
       } else if (settlement instanceof DeadLetter dead) {
-        context.deadLetter(
+        settler.deadLetter(
             new DeadLetterOptions()
                 .setDeadLetterReason(dead.reason())
                 .setDeadLetterErrorDescription(dead.description()));
@@ -222,8 +228,18 @@ final class ServiceBusEntityReceiver {
     }
   }
 
+  /** The processor client's error callback. */
   void processError(ServiceBusErrorContext context) {
-    Throwable error = context.getException();
+    processError(context.getException(), String.valueOf(context.getErrorSource()));
+  }
+
+  /**
+   * Logs an error of the pump: at ERROR when the entity cannot be served until configuration or
+   * rights change, else at WARN (the pump retries).
+   *
+   * @param source what the pump was doing, e.g. {@code RECEIVE} or {@code ACCEPT_SESSION}
+   */
+  void processError(Throwable error, String source) {
     if (error instanceof ServiceBusException e && FATAL.contains(e.getReason())) {
       LOG.error(
           "entity {} cannot be served ({}): check its name and the bridge's rights",
@@ -234,7 +250,7 @@ final class ServiceBusEntityReceiver {
       LOG.warn(
           "transient error on entity {} ({}), the processor retries: {}",
           entity.entityPath(),
-          context.getErrorSource(),
+          source,
           String.valueOf(error));
     }
   }

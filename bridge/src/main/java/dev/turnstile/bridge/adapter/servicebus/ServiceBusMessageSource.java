@@ -3,7 +3,6 @@ package dev.turnstile.bridge.adapter.servicebus;
 import com.azure.core.amqp.AmqpRetryOptions;
 import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.azure.messaging.servicebus.ServiceBusClientBuilder;
-import com.azure.messaging.servicebus.ServiceBusProcessorClient;
 import com.azure.messaging.servicebus.models.ServiceBusReceiveMode;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase;
@@ -21,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Receives from every configured Service Bus entity in peek-lock mode, auto-complete off, and
- * relays each message through the use case.
+ * relays each message through the use case: a queue or subscription through the SDK's processor
+ * client, a session-enabled one through {@link ServiceBusSessionPump}.
  *
  * <p>When Kafka cannot take a write, the source pauses: each callback holds the message it was
  * given and waits (its lock renewed by the SDK), so the processors ask for nothing more, until
@@ -78,7 +78,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
               useCase,
               config.settleTimeout(),
               source.gate,
-              receiver -> processor(client, entity, receiver),
+              receiver -> pump(client, entity, receiver),
               registry));
     }
     source.receivers.forEach(ServiceBusEntityReceiver::start);
@@ -106,28 +106,24 @@ public final class ServiceBusMessageSource implements AutoCloseable {
     return builder.credential(config.namespace(), new DefaultAzureCredentialBuilder().build());
   }
 
-  private static ServiceBusProcessorClient processor(
+  private static MessagePump pump(
       ServiceBusClientBuilder client,
       ServiceBusConfig.Entity entity,
       ServiceBusEntityReceiver receiver) {
     if (entity.sessions()) {
       var builder =
           client
-              .sessionProcessor()
+              .sessionReceiver()
               .receiveMode(ServiceBusReceiveMode.PEEK_LOCK)
               .disableAutoComplete()
               .prefetchCount(entity.prefetch())
-              .maxConcurrentSessions(entity.maxConcurrentSessions())
-              .maxConcurrentCalls(entity.maxConcurrentCalls())
-              .maxAutoLockRenewDuration(entity.maxAutoLockRenew())
-              .processMessage(receiver::processMessage)
-              .processError(receiver::processError);
+              .maxAutoLockRenewDuration(entity.maxAutoLockRenew());
       if (entity.queue() != null) {
         builder.queueName(entity.queue());
       } else {
         builder.topicName(entity.topic()).subscriptionName(entity.subscription());
       }
-      return builder.buildProcessorClient();
+      return new ServiceBusSessionPump(builder.buildClient(), entity, receiver);
     }
     var builder =
         client
@@ -144,7 +140,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
     } else {
       builder.topicName(entity.topic()).subscriptionName(entity.subscription());
     }
-    return builder.buildProcessorClient();
+    return MessagePump.of(builder.buildProcessorClient());
   }
 
   /** Whether pulling is paused because Kafka could not take a write. */
