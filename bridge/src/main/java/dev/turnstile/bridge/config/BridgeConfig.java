@@ -26,6 +26,8 @@ import java.util.stream.Collectors;
  * @param connectionLimits how long and how many HTTP connections may be held ({@link
  *     #HTTP_HEADER_TIMEOUT_MS}, {@link #HTTP_BODY_TIMEOUT_MS}, {@link #HTTP_IDLE_TIMEOUT_MS},
  *     {@link #HTTP_MAX_CONNECTIONS})
+ * @param trustedProxies addresses and CIDR ranges of the proxies trusted to name the client in
+ *     {@code X-Forwarded-For} ({@link #HTTP_TRUSTED_PROXIES}); empty: none
  * @param ackTimeout longest wait for a Kafka acknowledgement ({@link #KAFKA_ACK_TIMEOUT_MS})
  * @param maxInFlight writes awaiting their acknowledgement at most ({@link #KAFKA_MAX_IN_FLIGHT})
  * @param readinessInterval how often Kafka reachability is checked ({@link
@@ -60,6 +62,7 @@ public record BridgeConfig(
     long batchBodyLimitBytes,
     int retryAfterSeconds,
     HttpConnectionLimits connectionLimits,
+    List<String> trustedProxies,
     Duration ackTimeout,
     int maxInFlight,
     Duration readinessInterval,
@@ -147,6 +150,17 @@ public record BridgeConfig(
 
   /** HTTP connections open at once; one more is closed as soon as it opens. Default 4096. */
   public static final String HTTP_MAX_CONNECTIONS = "bridge.http.max-connections";
+
+  /**
+   * Proxies trusted to name the client in {@code X-Forwarded-For}, comma-separated IP addresses or
+   * CIDR ranges ({@code 10.0.0.0/8}, {@code 2001:db8::/32}). When a request comes from one, its
+   * client address (for {@link #AUTH_FAILURE_LIMIT_PER_MINUTE}) is the rightmost {@code
+   * X-Forwarded-For} address that is not itself a trusted proxy; otherwise the peer's address, and
+   * {@code X-Forwarded-For} is ignored (anyone can write it). Set it to the ingress controller's
+   * addresses when devices arrive through one, or every device behind it shares one address.
+   * Default empty: no proxy trusted.
+   */
+  public static final String HTTP_TRUSTED_PROXIES = "bridge.http.trusted-proxies";
 
   /**
    * Bounds on what an HTTP client can hold: see {@link #HTTP_HEADER_TIMEOUT_MS}, {@link
@@ -268,14 +282,43 @@ public record BridgeConfig(
   public static final String RATE_LIMIT_BURST = "bridge.rate-limit.burst";
 
   /**
+   * Failed authentications per minute one client address may have on average (a token bucket per
+   * address, refilled at this rate, one taken by each 401 or 403); while its bucket is empty, the
+   * address's requests to the device routes get 429 ({@code authentication-throttled}) with {@code
+   * Retry-After} before their credentials are checked, so a flood of made-up tokens or forged JWT
+   * signatures costs no signature check. The client address: {@link #HTTP_TRUSTED_PROXIES}. 0
+   * disables the limit. Default {@code 600} (10 a second).
+   */
+  public static final String AUTH_FAILURE_LIMIT_PER_MINUTE = "bridge.auth.failure-limit.per-minute";
+
+  /** Failed authentications one client address may have at once (the bucket). Default 100. */
+  public static final String AUTH_FAILURE_LIMIT_BURST = "bridge.auth.failure-limit.burst";
+
+  /**
    * Device authentication: see {@link #AUTH_ENABLED}, {@link #AUTH_CREDENTIALS_FILE}, {@link
    * #AUTH_RELOAD_INTERVAL_MS}, {@link #AUTH_JWT_JWKS_URI}.
    *
    * @param credentialsFile {@code null} when authentication is off or only JWTs are accepted
    * @param jwt {@code null} when authentication is off or no JWTs are accepted
+   * @param failureLimit failed authentications per client address
    */
   public record DeviceAuth(
-      boolean enabled, Path credentialsFile, Duration reloadInterval, DeviceJwt jwt) {}
+      boolean enabled,
+      Path credentialsFile,
+      Duration reloadInterval,
+      DeviceJwt jwt,
+      FailureLimit failureLimit) {}
+
+  /**
+   * Failed authentications per client address: see {@link #AUTH_FAILURE_LIMIT_PER_MINUTE}, {@link
+   * #AUTH_FAILURE_LIMIT_BURST}.
+   */
+  public record FailureLimit(int perMinute, int burst) {
+    /** Whether failures are limited at all. */
+    public boolean enabled() {
+      return perMinute > 0;
+    }
+  }
 
   /**
    * Device JWTs from an identity provider: see {@link #AUTH_JWT_JWKS_URI} and the keys after it.
@@ -561,6 +604,8 @@ public record BridgeConfig(
         + retryAfterSeconds
         + ", connectionLimits="
         + connectionLimits
+        + ", trustedProxies="
+        + trustedProxies
         + ", ackTimeout="
         + ackTimeout
         + ", maxInFlight="

@@ -62,6 +62,7 @@ public final class BridgeConfigLoader {
                 s.millis(HTTP_BODY_TIMEOUT_MS),
                 s.millis(HTTP_IDLE_TIMEOUT_MS),
                 s.integer(HTTP_MAX_CONNECTIONS)),
+            BridgeConfigModel.names(s.string(HTTP_TRUSTED_PROXIES)),
             s.millis(KAFKA_ACK_TIMEOUT_MS),
             s.integer(KAFKA_MAX_IN_FLIGHT),
             s.millis(KAFKA_READINESS_INTERVAL_MS),
@@ -135,7 +136,9 @@ public final class BridgeConfigLoader {
         enabled,
         enabled && hasFile ? Path.of(file.strip()) : null,
         s.millis(AUTH_RELOAD_INTERVAL_MS),
-        jwt);
+        jwt,
+        new FailureLimit(
+            s.integer(AUTH_FAILURE_LIMIT_PER_MINUTE), s.integer(AUTH_FAILURE_LIMIT_BURST)));
   }
 
   /** The JWT settings when a JWKS URI is set, else {@code null}; issuer and audience required. */

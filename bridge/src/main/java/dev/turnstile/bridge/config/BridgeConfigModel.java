@@ -192,6 +192,20 @@ public final class BridgeConfigModel {
         ConfigDef.Width.SHORT,
         HTTP_MAX_CONNECTIONS);
     d.define(
+        HTTP_TRUSTED_PROXIES,
+        Type.STRING,
+        "",
+        IP_RANGES,
+        MEDIUM,
+        "proxies trusted to name the client in `X-Forwarded-For` (comma-separated addresses or"
+            + " CIDR ranges, e.g. the ingress controller's): from one of them, the client address"
+            + " is the rightmost `X-Forwarded-For` address that is not a trusted proxy; otherwise"
+            + " the peer's (`X-Forwarded-For` ignored); empty: none trusted",
+        g,
+        ++o,
+        ConfigDef.Width.LONG,
+        HTTP_TRUSTED_PROXIES);
+    d.define(
         KAFKA_ACK_TIMEOUT_MS,
         Type.LONG,
         10_000L,
@@ -438,6 +452,31 @@ public final class BridgeConfigModel {
         ++o,
         ConfigDef.Width.SHORT,
         RATE_LIMIT_BURST);
+    d.define(
+        AUTH_FAILURE_LIMIT_PER_MINUTE,
+        Type.INT,
+        600,
+        Range.between(0, 60_000_000),
+        MEDIUM,
+        "failed authentications (401, 403) per minute one client address may have on average (a"
+            + " token bucket per address, see `bridge.http.trusted-proxies`); past it `429`"
+            + " (`authentication-throttled`) with `Retry-After` before any credential is checked;"
+            + " 0 disables",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_FAILURE_LIMIT_PER_MINUTE);
+    d.define(
+        AUTH_FAILURE_LIMIT_BURST,
+        Type.INT,
+        100,
+        Range.between(1, 100_000_000),
+        MEDIUM,
+        "failed authentications one client address may have at once (the bucket's capacity)",
+        g,
+        ++o,
+        ConfigDef.Width.SHORT,
+        AUTH_FAILURE_LIMIT_BURST);
     g = GROUP_HTTP_TLS;
     o = 0;
     d.define(
@@ -746,6 +785,38 @@ public final class BridgeConfigModel {
           return "see meaning";
         }
       };
+
+  /**
+   * Comma-separated IP addresses or CIDR ranges, as literals only: a name would need a DNS look-up,
+   * and what it resolves to can change.
+   */
+  private static final ConfigDef.Validator IP_RANGES =
+      new ConfigDef.Validator() {
+        @Override
+        public void ensureValid(String name, Object value) {
+          for (String range : names((String) value)) {
+            if (!IP_RANGE.matcher(range).matches()) {
+              throw new ConfigException(
+                  name, value, range + " is not an IP address or CIDR range (a literal, no name)");
+            }
+            int slash = range.indexOf('/');
+            int bits = range.contains(":") ? 128 : 32;
+            if (slash > 0 && Integer.parseInt(range.substring(slash + 1)) > bits) {
+              throw new ConfigException(name, value, range + ": the prefix is over " + bits);
+            }
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "IP addresses and CIDR ranges";
+        }
+      };
+
+  private static final Pattern IP_RANGE =
+      Pattern.compile(
+          "(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}"
+              + "|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)(?:/\\d{1,3})?");
 
   /** A comma-separated list ({@code "TLSv1.2, TLSv1.3"}) as its names; blanks dropped. */
   static List<String> names(String commaSeparated) {
