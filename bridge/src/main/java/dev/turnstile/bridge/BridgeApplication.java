@@ -287,7 +287,11 @@ public final class BridgeApplication implements AutoCloseable {
               entity.kafkaTopic(), entity.key(), entity.keyRequired(), validator));
     }
     RelayServiceBusMessageService service =
-        new RelayServiceBusMessageService(publisher, config.namespace(), routes);
+        new RelayServiceBusMessageService(
+            publisher,
+            config.namespace(),
+            ServiceBusMessageSource.credentialClaims(config, System::getenv),
+            routes);
     // Resume only once Kafka answers and this source's topics are writable again: resuming onto a
     // missing topic would abandon message after message toward the dead-letter queue.
     List<String> topics =

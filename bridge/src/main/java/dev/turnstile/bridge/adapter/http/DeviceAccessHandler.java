@@ -8,6 +8,7 @@ import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.AuthContext;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +25,16 @@ import java.util.concurrent.TimeUnit;
  * when no token was sent, {@code invalid_token} for a bad one, {@code insufficient_scope} for a
  * token of another device); 429 carries {@code Retry-After} in whole seconds, rounded up. A
  * platform handler because Vert.x runs those ahead of the body handler.
+ *
+ * <p>An allowed request goes on with its sender ({@link #sender}), which every event it writes
+ * records as the CloudEvents Auth Context ({@link AuthContext}).
  */
 final class DeviceAccessHandler implements PlatformHandler {
 
   static final String REALM = "turnstile";
+
+  /** Where an allowed request's sender waits for the handler that writes its events. */
+  private static final String SENDER = "turnstile.sender";
 
   private final AuthorizeDeviceRequestUseCase access;
   private final BridgeMetrics metrics;
@@ -49,12 +56,22 @@ final class DeviceAccessHandler implements PlatformHandler {
       refuse(ctx, refused);
     } else if (decision instanceof RateLimited limited) {
       rateLimited(ctx, deviceId, limited);
-    } else if (decision instanceof Allowed) {
+    } else if (decision instanceof Allowed allowed) {
+      if (allowed.sender() != null) {
+        ctx.put(SENDER, allowed.sender());
+      }
       ctx.next();
     } else {
       // Java 17 has no exhaustive pattern switch: a new kind of decision must not pass unchecked.
       throw new IllegalStateException("unhandled device access decision " + decision);
     }
+  }
+
+  /**
+   * Who sent an allowed request, as its credentials say; {@code null} when authentication is off.
+   */
+  static AuthContext sender(RoutingContext ctx) {
+    return ctx.get(SENDER);
   }
 
   private void rateLimited(RoutingContext ctx, String deviceId, RateLimited limited) {

@@ -66,7 +66,7 @@ final class DeviceEventBatchHandler {
       JsonNode event = body.get(i);
       List<Violation> violations = schema.violations(event);
       if (violations.isEmpty()) {
-        commands.add(DeviceEventsHandler.command(deviceId, event));
+        commands.add(DeviceEventsHandler.command(deviceId, event, DeviceAccessHandler.sender(ctx)));
         indexes.add(i);
       } else {
         metrics.rejected("schema");

@@ -11,6 +11,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import dev.turnstile.schemas.Violation;
@@ -56,7 +57,8 @@ final class DeviceEventsHandler {
       return;
     }
     Future.fromCompletionStage(
-            useCase.accept(command(deviceId, body)), ctx.vertx().getOrCreateContext())
+            useCase.accept(command(deviceId, body, DeviceAccessHandler.sender(ctx))),
+            ctx.vertx().getOrCreateContext())
         .onComplete(
             result -> {
               if (result.succeeded()) {
@@ -95,15 +97,20 @@ final class DeviceEventsHandler {
     }
   }
 
-  /** The command for one event that passed the request schema. */
-  static AcceptDeviceEventCommand command(String deviceId, JsonNode event) {
+  /**
+   * The command for one event that passed the request schema.
+   *
+   * @param sender who sent it, {@code null} when authentication is off
+   */
+  static AcceptDeviceEventCommand command(String deviceId, JsonNode event, AuthContext sender) {
     return new AcceptDeviceEventCommand(
         deviceId,
         text(event, "eventId"),
         text(event, "type"),
         text(event, "occurredAt"),
         text(event, "sessionRef"),
-        event.get("attributes"));
+        event.get("attributes"),
+        sender);
   }
 
   /**

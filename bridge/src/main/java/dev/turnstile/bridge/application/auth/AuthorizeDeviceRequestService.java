@@ -2,6 +2,7 @@ package dev.turnstile.bridge.application.auth;
 
 import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -19,8 +20,6 @@ public final class AuthorizeDeviceRequestService
     implements AuthorizeDeviceRequestUseCase, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(AuthorizeDeviceRequestService.class);
-
-  private static final Decision ALLOWED = new Allowed();
 
   private final DeviceCredentialsFile credentials;
   private final JwtDeviceTokens jwts;
@@ -52,12 +51,16 @@ public final class AuthorizeDeviceRequestService
 
   @Override
   public Decision authorize(String deviceId, List<String> authorization) {
-    if (authenticates()
-        && authenticate(deviceId, authorization) instanceof Authentication.Refused refused) {
-      return new Refused(refused.refusal(), refused.detail());
+    AuthContext sender = null;
+    if (authenticates()) {
+      Authentication authentication = authenticate(deviceId, authorization);
+      if (authentication instanceof Authentication.Refused refused) {
+        return new Refused(refused.refusal(), refused.detail());
+      }
+      sender = ((Authentication.Authenticated) authentication).sender();
     }
     long waitNanos = rateLimits.tryAcquire(deviceId);
-    return waitNanos > 0 ? new RateLimited(Duration.ofNanos(waitNanos)) : ALLOWED;
+    return waitNanos > 0 ? new RateLimited(Duration.ofNanos(waitNanos)) : new Allowed(sender);
   }
 
   private Authentication authenticate(String deviceId, List<String> authorization) {

@@ -16,6 +16,7 @@ import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.schemas.AuthContext;
 import java.text.ParseException;
 import java.time.Duration;
 import java.util.List;
@@ -115,7 +116,7 @@ public final class JwtDeviceTokens implements AutoCloseable {
     }
     for (String covered : devices) {
       if (DeviceCredential.covers(covered, deviceId)) {
-        return new Authenticated("jwt:" + claims.getSubject());
+        return new Authenticated(AuthContext.deviceJwt(claims.getClaims()));
       }
     }
     return new Refused(Refusal.FORBIDDEN, "the JWT is not valid for device " + deviceId);

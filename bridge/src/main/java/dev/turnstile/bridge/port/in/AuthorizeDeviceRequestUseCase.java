@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.port.in;
 
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.util.List;
 
@@ -24,8 +25,18 @@ public interface AuthorizeDeviceRequestUseCase {
   /** What became of the request. */
   sealed interface Decision permits Allowed, Refused, RateLimited {}
 
-  /** Authenticated (or authentication is off) and within the device's rate limit. */
-  record Allowed() implements Decision {}
+  /**
+   * Authenticated (or authentication is off) and within the device's rate limit.
+   *
+   * @param sender who the credentials say sent the request, to record on what it writes; {@code
+   *     null} when authentication is off
+   */
+  record Allowed(AuthContext sender) implements Decision {
+    /** Allowed with authentication off: no sender known. */
+    public Allowed() {
+      this(null);
+    }
+  }
 
   /**
    * Refused for its credentials.

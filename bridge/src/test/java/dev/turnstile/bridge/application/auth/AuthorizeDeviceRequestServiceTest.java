@@ -11,11 +11,13 @@ import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
+import dev.turnstile.schemas.AuthContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +37,7 @@ class AuthorizeDeviceRequestServiceTest {
 
     assertThat(missing).isEqualTo(new Refused(Refusal.MISSING, missingDetail()));
     assertThat(wrongScheme).isInstanceOf(Refused.class);
-    assertThat(access.authorize("station-1", bearer(station1))).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", bearer(station1))).isEqualTo(allowed(station1));
     assertThat(access.authorize("station-1", bearer(station1)))
         .isInstanceOfSatisfying(
             RateLimited.class,
@@ -62,7 +64,9 @@ class AuthorizeDeviceRequestServiceTest {
 
     assertThat(access.authenticates()).isFalse();
     assertThat(access.reloadCredentials()).isFalse();
-    assertThat(access.authorize("station-1", List.of())).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", List.of()))
+        .as("nobody authenticated: no sender to record")
+        .isEqualTo(new Allowed(null));
     assertThat(access.authorize("station-1", List.of())).isInstanceOf(RateLimited.class);
   }
 
@@ -76,12 +80,12 @@ class AuthorizeDeviceRequestServiceTest {
 
     Files.writeString(path, rotated.credential().line() + "\n");
     assertThat(access.reloadCredentials()).isTrue();
-    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(allowed(rotated));
     assertThat(access.authorize("station-1", bearer(station1))).isInstanceOf(Refused.class);
 
     Files.writeString(path, "not a credential\n");
     assertThat(access.reloadCredentials()).isFalse();
-    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(new Allowed());
+    assertThat(access.authorize("station-1", bearer(rotated))).isEqualTo(allowed(rotated));
   }
 
   @Test
@@ -93,15 +97,22 @@ class AuthorizeDeviceRequestServiceTest {
         AuthorizeDeviceRequestService jwtOnly =
             new AuthorizeDeviceRequestService(null, jwts(key), DeviceRateLimits.NONE)) {
       assertThat(both.authenticates()).isTrue();
-      assertThat(both.authorize("station-1", bearer(station1))).isEqualTo(new Allowed());
-      assertThat(both.authorize("station-2", List.of("Bearer " + jwt))).isEqualTo(new Allowed());
+      AuthContext subject =
+          new AuthContext(
+              AuthContext.SERVICE_ACCOUNT,
+              "station-2",
+              Map.of("iss", DeviceJwts.ISSUER, "sub", "station-2"));
+      assertThat(both.authorize("station-1", bearer(station1))).isEqualTo(allowed(station1));
+      assertThat(both.authorize("station-2", List.of("Bearer " + jwt)))
+          .isEqualTo(new Allowed(subject));
       assertThat(both.authorize("station-1", List.of("Bearer " + jwt)))
           .isInstanceOfSatisfying(
               Refused.class, r -> assertThat(r.refusal()).isEqualTo(Refusal.FORBIDDEN));
 
       assertThat(jwtOnly.authenticates()).isTrue();
       assertThat(jwtOnly.readsCredentialsFile()).isFalse();
-      assertThat(jwtOnly.authorize("station-2", List.of("Bearer " + jwt))).isEqualTo(new Allowed());
+      assertThat(jwtOnly.authorize("station-2", List.of("Bearer " + jwt)))
+          .isEqualTo(new Allowed(subject));
       assertThat(jwtOnly.authorize("station-1", bearer(station1)))
           .isEqualTo(
               new Refused(
@@ -133,6 +144,15 @@ class AuthorizeDeviceRequestServiceTest {
     }
     Files.writeString(path, lines);
     return DeviceCredentialsFile.load(path);
+  }
+
+  /** Allowed, with the credential's id and devices as who sent it. */
+  private static Allowed allowed(Issued issued) {
+    return new Allowed(
+        new AuthContext(
+            AuthContext.API_KEY,
+            issued.credential().id(),
+            Map.of("devices", issued.credential().devices())));
   }
 
   private static List<String> bearer(Issued issued) {

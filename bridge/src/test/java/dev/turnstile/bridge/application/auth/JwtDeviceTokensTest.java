@@ -20,11 +20,13 @@ import com.nimbusds.jwt.SignedJWT;
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,7 +64,11 @@ class JwtDeviceTokensTest {
   @Test
   void aTokenSignedByAPublishedKeyForTheDeviceIsLetIn() {
     assertThat(jwts.authenticate("station-1", sign(RSA, claims("station-1").build())))
-        .isEqualTo(new Authenticated("jwt:station-1"));
+        .as("who sent it: the subject and issuer, never the token")
+        .isEqualTo(
+            new Authenticated(
+                new AuthContext(
+                    "service_account", "station-1", Map.of("iss", ISSUER, "sub", "station-1"))));
     assertThat(jwts.authenticate("station-1", sign(EC, claims("station-1").build())))
         .isInstanceOf(Authenticated.class);
   }
@@ -90,7 +96,10 @@ class JwtDeviceTokensTest {
       JWTClaimsSet both =
           claims("user-1").claim("devices", List.of("station-1", "station-2")).build();
       assertThat(byDevices.authenticate("station-2", sign(RSA, both)))
-          .isEqualTo(new Authenticated("jwt:user-1"));
+          .isEqualTo(
+              new Authenticated(
+                  new AuthContext(
+                      "service_account", "user-1", Map.of("iss", ISSUER, "sub", "user-1"))));
       assertThat(byDevices.authenticate("station-3", sign(RSA, both)))
           .isEqualTo(forbidden("station-3"));
       assertThat(
