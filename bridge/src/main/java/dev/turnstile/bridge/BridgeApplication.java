@@ -11,11 +11,13 @@ import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.application.auth.AuthorizeDeviceRequestService;
 import dev.turnstile.bridge.application.auth.DeviceCredentialsFile;
+import dev.turnstile.bridge.application.auth.FailedAuthenticationLimits;
 import dev.turnstile.bridge.application.auth.JsonWebKeys;
 import dev.turnstile.bridge.application.auth.JwtDeviceTokens;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceJwt;
+import dev.turnstile.bridge.config.BridgeConfig.FailureLimit;
 import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
@@ -241,7 +243,19 @@ public final class BridgeApplication implements AutoCloseable {
           jwt.algorithms(),
           keys);
     }
-    return new AuthorizeDeviceRequestService(file, jwts, limits);
+    return new AuthorizeDeviceRequestService(file, jwts, limits, failureLimits(auth));
+  }
+
+  private static FailedAuthenticationLimits failureLimits(DeviceAuth auth) {
+    FailureLimit failures = auth.failureLimit();
+    if (!failures.enabled()) {
+      LOG.warn(
+          "the limit of failed authentications per client address is OFF ({}=0): a flood of"
+              + " forged JWTs costs a signature check each",
+          BridgeConfig.AUTH_FAILURE_LIMIT_PER_MINUTE);
+      return FailedAuthenticationLimits.NONE;
+    }
+    return new FailedAuthenticationLimits(failures.perMinute(), failures.burst());
   }
 
   /**

@@ -6,11 +6,13 @@ import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Throttled;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
 import dev.turnstile.schemas.AuthContext;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,8 +20,10 @@ import java.util.concurrent.TimeUnit;
  * go ahead for the deviceId in its path (its token, then that device's rate limit), before the body
  * is read. A refused request is answered at once as problem+json and counted ({@code
  * turnstile.bridge.device.events} with outcome {@code rejected} and reason {@code unauthenticated},
- * {@code forbidden} or {@code rate-limited}); nothing reaches the use case, so nothing is written
- * to Kafka.
+ * {@code forbidden}, {@code rate-limited} or {@code authentication-throttled}); nothing reaches the
+ * use case, so nothing is written to Kafka. A client address that failed authentication too often
+ * gets 429 {@code authentication-throttled} before its credentials are looked at (its address:
+ * {@link ClientAddresses}).
  *
  * <p>401 and 403 carry {@code WWW-Authenticate: Bearer} as RFC 6750 §3 describes (no error code
  * when no token was sent, {@code invalid_token} for a bad one, {@code insufficient_scope} for a
@@ -38,10 +42,16 @@ final class DeviceAccessHandler implements PlatformHandler {
 
   private final AuthorizeDeviceRequestUseCase access;
   private final BridgeMetrics metrics;
+  private final ClientAddresses clients;
 
-  DeviceAccessHandler(AuthorizeDeviceRequestUseCase access, BridgeMetrics metrics) {
+  /**
+   * @param clients how the client's address, for the limit of failed authentications, is found
+   */
+  DeviceAccessHandler(
+      AuthorizeDeviceRequestUseCase access, BridgeMetrics metrics, ClientAddresses clients) {
     this.access = access;
     this.metrics = metrics;
+    this.clients = clients;
   }
 
   @Override
@@ -51,11 +61,23 @@ final class DeviceAccessHandler implements PlatformHandler {
       ctx.next(); // the events handler answers 400 for it
       return;
     }
-    Decision decision = access.authorize(deviceId, ctx.request().headers().getAll("Authorization"));
+    Decision decision =
+        access.authorize(
+            deviceId, ctx.request().headers().getAll("Authorization"), clients.of(ctx.request()));
     if (decision instanceof Refused refused) {
       refuse(ctx, refused);
     } else if (decision instanceof RateLimited limited) {
-      rateLimited(ctx, deviceId, limited);
+      tooMany(
+          ctx,
+          Kind.RATE_LIMITED,
+          limited.retryAfter(),
+          "device " + deviceId + " sends faster than its rate limit");
+    } else if (decision instanceof Throttled throttled) {
+      tooMany(
+          ctx,
+          Kind.AUTHENTICATION_THROTTLED,
+          throttled.retryAfter(),
+          "this address failed authentication too often; no credentials are checked from it");
     } else if (decision instanceof Allowed allowed) {
       if (allowed.sender() != null) {
         ctx.put(SENDER, allowed.sender());
@@ -74,15 +96,13 @@ final class DeviceAccessHandler implements PlatformHandler {
     return ctx.get(SENDER);
   }
 
-  private void rateLimited(RoutingContext ctx, String deviceId, RateLimited limited) {
-    metrics.rejected(Kind.RATE_LIMITED.slug);
-    long waitNanos = limited.retryAfter().toNanos();
+  /** 429 with {@code Retry-After} in whole seconds, rounded up. */
+  private void tooMany(RoutingContext ctx, Kind kind, Duration retryAfter, String detail) {
+    metrics.rejected(kind.slug);
+    long waitNanos = retryAfter.toNanos();
     long seconds = Math.max(1, (waitNanos + TimeUnit.SECONDS.toNanos(1) - 1) / 1_000_000_000L);
     ctx.response().putHeader("Retry-After", Long.toString(seconds));
-    Problems.send(
-        ctx,
-        Kind.RATE_LIMITED,
-        "device " + deviceId + " sends faster than its rate limit; retry in " + seconds + " s");
+    Problems.send(ctx, kind, detail + "; retry in " + seconds + " s");
   }
 
   private void refuse(RoutingContext ctx, Refused refused) {

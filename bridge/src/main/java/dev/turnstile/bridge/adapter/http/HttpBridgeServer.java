@@ -187,7 +187,7 @@ public final class HttpBridgeServer {
     ConnectionReuse.mount(router);
     DeviceEventsHandler events =
         new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
-    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics);
+    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics, clientAddresses(config));
     router
         .post(EVENTS_PATH)
         .handler(door)
@@ -307,6 +307,15 @@ public final class HttpBridgeServer {
       return "Transfer-Encoding " + transferEncoding + " does not end in chunked";
     }
     return null;
+  }
+
+  private static ClientAddresses clientAddresses(BridgeConfig config) {
+    try {
+      return ClientAddresses.trusting(config.trustedProxies());
+    } catch (IllegalArgumentException e) {
+      // The configuration's validator lets only addresses and ranges through.
+      throw new IllegalStateException(BridgeConfig.HTTP_TRUSTED_PROXIES + ": " + e.getMessage(), e);
+    }
   }
 
   /**

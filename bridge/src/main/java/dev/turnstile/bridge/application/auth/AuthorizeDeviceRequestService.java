@@ -24,6 +24,7 @@ public final class AuthorizeDeviceRequestService
   private final DeviceCredentialsFile credentials;
   private final JwtDeviceTokens jwts;
   private final DeviceRateLimits rateLimits;
+  private final FailedAuthenticationLimits failures;
   private final AtomicReference<String> lastReloadProblem = new AtomicReference<>();
 
   /**
@@ -33,7 +34,7 @@ public final class AuthorizeDeviceRequestService
    */
   public AuthorizeDeviceRequestService(
       DeviceCredentialsFile credentials, DeviceRateLimits rateLimits) {
-    this(credentials, null, rateLimits);
+    this(credentials, null, rateLimits, FailedAuthenticationLimits.NONE);
   }
 
   /**
@@ -41,20 +42,31 @@ public final class AuthorizeDeviceRequestService
    * @param jwts the device JWTs accepted, or {@code null} when none; authentication is off when
    *     both are {@code null}
    * @param rateLimits the per-device limits, {@link DeviceRateLimits#NONE} when off
+   * @param failures the limit of failed authentications per client address, {@link
+   *     FailedAuthenticationLimits#NONE} when off
    */
   public AuthorizeDeviceRequestService(
-      DeviceCredentialsFile credentials, JwtDeviceTokens jwts, DeviceRateLimits rateLimits) {
+      DeviceCredentialsFile credentials,
+      JwtDeviceTokens jwts,
+      DeviceRateLimits rateLimits,
+      FailedAuthenticationLimits failures) {
     this.credentials = credentials;
     this.jwts = jwts;
     this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+    this.failures = Objects.requireNonNull(failures, "failures");
   }
 
   @Override
-  public Decision authorize(String deviceId, List<String> authorization) {
+  public Decision authorize(String deviceId, List<String> authorization, String clientAddress) {
     AuthContext sender = null;
     if (authenticates()) {
+      long throttledNanos = failures.nanosUntilAllowed(clientAddress);
+      if (throttledNanos > 0) {
+        return new Throttled(Duration.ofNanos(throttledNanos));
+      }
       Authentication authentication = authenticate(deviceId, authorization);
       if (authentication instanceof Authentication.Refused refused) {
+        failures.failed(clientAddress);
         return new Refused(refused.refusal(), refused.detail());
       }
       sender = ((Authentication.Authenticated) authentication).sender();
