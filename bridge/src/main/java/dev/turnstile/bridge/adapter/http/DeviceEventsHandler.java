@@ -84,13 +84,22 @@ final class DeviceEventsHandler {
    * malformed one, or one past a JSON limit.
    */
   JsonNode body(RoutingContext ctx) {
+    return body(ctx, false);
+  }
+
+  /**
+   * As {@link #body(RoutingContext)}; a batch's events may each nest as deep as one alone ({@link
+   * RequestJson#readBatch}).
+   */
+  JsonNode body(RoutingContext ctx, boolean batch) {
     try {
       Buffer buffer = ctx.body().buffer();
       if (buffer == null || buffer.length() == 0) {
         reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
         return null;
       }
-      return RequestJson.read(buffer.getBytes());
+      byte[] bytes = buffer.getBytes();
+      return batch ? RequestJson.readBatch(bytes) : RequestJson.read(bytes);
     } catch (MalformedJsonException e) {
       refuseJson(ctx, e);
       return null;
