@@ -3,6 +3,7 @@ package dev.turnstile.runtime.http;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
@@ -28,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  *       Content-Length} by its chunks and drops the {@code Content-Length}, so the server can no
  *       longer tell, and RFC 9112 §6.1 requires a close after answering such a request.
  * </ul>
+ *
+ * <p>HTTP/1.x only: an HTTP/2 stream (the topology's h2c) is framed on its own, and its connection
+ * is kept.
  *
  * <p>Then no further request on the connection is served (RFC 9112 §9.6), and the connection is
  * closed once the rest of the body has been read and dropped, after {@link #DRAIN_LIMIT_BYTES} of
@@ -66,6 +70,12 @@ public final class ConnectionReuse implements PlatformHandler {
   @Override
   public void handle(RoutingContext ctx) {
     HttpServerRequest request = ctx.request();
+    if (request.version() == HttpVersion.HTTP_2) {
+      // Each HTTP/2 stream is framed on its own (DATA frames, END_STREAM): a body left unread
+      // cannot become the next request, and closing would end every stream of the connection.
+      ctx.next();
+      return;
+    }
     HttpConnection connection = request.connection();
     if (closing.contains(connection)) {
       // Pipelined behind an answer that said close: never served (RFC 9112 §9.6).

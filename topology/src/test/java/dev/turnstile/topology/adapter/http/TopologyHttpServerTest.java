@@ -116,6 +116,36 @@ class TopologyHttpServerTest {
                             .isEmpty()));
   }
 
+  /**
+   * The rule is HTTP/1.1's: over h2c (the JDK client's default upgrade) a request whose body no
+   * route reads ends its stream, not the connection that carries the others.
+   */
+  @Test
+  void anHttp2ConnectionOutlivesAnAnswerBeforeItsBody() throws Exception {
+    HttpClient h2c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+    try (TopologyHttpServer server = TopologyHttpServer.start("127.0.0.1", 0, UP)) {
+      HttpResponse<String> upgraded =
+          h2c.send(
+              HttpRequest.newBuilder(uri(server, "/health/live")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(upgraded.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      HttpResponse<String> post =
+          h2c.send(
+              HttpRequest.newBuilder(uri(server, "/metrics"))
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"q\":1}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(post.statusCode()).isEqualTo(405);
+      assertThat(post.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      assertThat(
+              h2c.send(
+                      HttpRequest.newBuilder(uri(server, "/health/ready")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+    }
+  }
+
   /** RFC 9112 §6.1: a chunked request (perhaps with a Content-Length Netty dropped) ends it. */
   @Test
   void aChunkedRequestIsAnsweredThenTheConnectionCloses() throws Exception {
