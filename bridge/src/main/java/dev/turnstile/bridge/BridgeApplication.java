@@ -1,6 +1,7 @@
 package dev.turnstile.bridge;
 
 import static dev.turnstile.bridge.config.BridgeConfigModel.AUTH_CREDENTIALS_FILE;
+import static dev.turnstile.bridge.config.BridgeConfigModel.AUTH_FAILURE_LIMIT_PER_MINUTE;
 import static dev.turnstile.bridge.config.BridgeConfigModel.AUTH_JWT_JWKS_URI;
 import static dev.turnstile.bridge.config.BridgeConfigModel.DEVICE_MAX_CLOCK_SKEW_MS;
 import static dev.turnstile.bridge.config.BridgeConfigModel.DEVICE_MIN_OCCURRED_AT;
@@ -26,11 +27,13 @@ import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.application.auth.AuthorizeDeviceRequestService;
 import dev.turnstile.bridge.application.auth.DeviceCredentialsFile;
+import dev.turnstile.bridge.application.auth.FailedAuthenticationLimits;
 import dev.turnstile.bridge.application.auth.JsonWebKeys;
 import dev.turnstile.bridge.application.auth.JwtDeviceTokens;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceJwt;
+import dev.turnstile.bridge.config.BridgeConfig.FailureLimit;
 import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
 import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.config.ServiceBusConfig;
@@ -262,7 +265,19 @@ public final class BridgeApplication implements AutoCloseable {
           jwt.algorithms(),
           keys);
     }
-    return new AuthorizeDeviceRequestService(file, jwts, limits);
+    return new AuthorizeDeviceRequestService(file, jwts, limits, failureLimits(auth));
+  }
+
+  private static FailedAuthenticationLimits failureLimits(DeviceAuth auth) {
+    FailureLimit failures = auth.failureLimit();
+    if (!failures.enabled()) {
+      LOG.warn(
+          "the limit of failed authentications per client address is OFF ({}=0): a flood of"
+              + " forged JWTs costs a signature check each",
+          AUTH_FAILURE_LIMIT_PER_MINUTE);
+      return FailedAuthenticationLimits.NONE;
+    }
+    return new FailedAuthenticationLimits(failures.perMinute(), failures.burst());
   }
 
   /**
@@ -309,7 +324,11 @@ public final class BridgeApplication implements AutoCloseable {
               entity.kafkaTopic(), entity.key(), entity.keyRequired(), validator));
     }
     RelayServiceBusMessageService service =
-        new RelayServiceBusMessageService(publisher, config.namespace(), routes);
+        new RelayServiceBusMessageService(
+            publisher,
+            config.namespace(),
+            ServiceBusMessageSource.credentialClaims(config, System::getenv),
+            routes);
     // Resume only once Kafka answers and this source's topics are writable again: resuming onto a
     // missing topic would abandon message after message toward the dead-letter queue.
     List<String> topics =

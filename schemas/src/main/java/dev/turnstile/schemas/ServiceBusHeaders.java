@@ -11,7 +11,11 @@ package dev.turnstile.schemas;
  * {@code content-type} the message's content type, when set.
  *
  * <p>Service Bus metadata travels as CloudEvents extension attributes (the constants below), and
- * each application property as a header {@link #property(String)}.
+ * each application property as a header {@link #property(String)}. Every record also carries the
+ * CloudEvents Auth Context extension ({@link CloudEventHeaders#AUTH_TYPE}, {@link
+ * CloudEventHeaders#AUTH_ID}, {@link CloudEventHeaders#AUTH_CLAIMS}): {@code system}, the entity it
+ * came from and how the bridge reads it ({@link AuthContext#serviceBus}). A CloudEvent sent to
+ * Service Bus may bring none of these extensions itself: it is dead-lettered.
  */
 public final class ServiceBusHeaders {
 

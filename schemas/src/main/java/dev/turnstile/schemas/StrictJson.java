@@ -69,6 +69,7 @@ public final class StrictJson {
   public static final int MAX_NAME_LENGTH = 1024;
 
   private static final StrictJson SENDERS = new StrictJson(MAX_DEPTH);
+  private static final StrictJson SENDER_ARRAYS = new StrictJson(MAX_DEPTH + 1);
   private static final StrictJson OWN_RECORDS = new StrictJson(MAX_DEPTH + ENVELOPE_DEPTH);
   private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
 
@@ -94,6 +95,16 @@ public final class StrictJson {
   /** The reader for what senders send: HTTP and Service Bus bodies, raw topic values. */
   public static StrictJson senders() {
     return SENDERS;
+  }
+
+  /**
+   * The reader for an array of what senders send (a batch of device events): one level more than
+   * {@link #senders()} for the array itself, so that each element is held to {@value #MAX_DEPTH}
+   * levels as it would be alone. Every other rule is the same, and applies to the whole text: a
+   * text that breaks one is refused as a whole, since nothing past a reader's bound is read.
+   */
+  public static StrictJson senderArrays() {
+    return SENDER_ARRAYS;
   }
 
   /**

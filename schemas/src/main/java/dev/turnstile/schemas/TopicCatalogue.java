@@ -9,7 +9,10 @@ import java.util.List;
  */
 public final class TopicCatalogue {
 
-  /** Device events as the bridge accepted them, duplicates included. Key: {@code deviceId}. */
+  /**
+   * Device events as the bridge accepted them, duplicates included, each with who sent it ({@link
+   * AuthContext}). Key: {@code deviceId}.
+   */
   public static final Topic DEVICE_EVENTS_RAW =
       new Topic(
           "device-events.raw.v1",
@@ -47,9 +50,10 @@ public final class TopicCatalogue {
 
   /**
    * Service Bus messages as the bridge received them, duplicates included: the body unchanged
-   * (usually JSON), Service Bus metadata in CloudEvents headers, see {@link ServiceBusHeaders}.
-   * Key: configured per entity (the billing entity uses {@code sessionId}). No value schema: the
-   * body is whatever the sender put on Service Bus.
+   * (usually JSON), Service Bus metadata and the entity it came from ({@link AuthContext}) in
+   * CloudEvents headers, see {@link ServiceBusHeaders}. Key: configured per entity (the billing
+   * entity uses {@code sessionId}). No value schema: the body is whatever the sender put on Service
+   * Bus.
    */
   public static final Topic SERVICEBUS_MESSAGES_RAW =
       new Topic(

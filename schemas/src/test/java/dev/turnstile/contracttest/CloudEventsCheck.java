@@ -1,10 +1,13 @@
 package dev.turnstile.contracttest;
 
+import dev.turnstile.schemas.AuthContext;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.SpecVersion;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.common.header.Headers;
 
 /**
@@ -68,7 +71,30 @@ public final class CloudEventsCheck {
     require(notBlank(event.getType()), where, "ce_type");
     byte[] data = event.getData() == null ? null : event.getData().toBytes();
     require(Arrays.equals(data, value), where, "the record value as data");
+    authContext(event, where);
     return event;
+  }
+
+  /**
+   * The CloudEvents Auth Context the bridge records, when the event has one: as a standard consumer
+   * reads it ({@link AuthContext#read} over the deserialized event's extensions), an {@code
+   * authtype} the bridge writes and claims that are a JSON object of strings.
+   */
+  public static Optional<AuthContext> authContext(CloudEvent event, String where) {
+    Optional<AuthContext> sender;
+    try {
+      sender = AuthContext.read(event::getExtension);
+    } catch (IllegalArgumentException e) {
+      throw new AssertionError(where + ": " + e.getMessage(), e);
+    }
+    sender.ifPresent(
+        s ->
+            require(
+                Set.of(AuthContext.API_KEY, AuthContext.SERVICE_ACCOUNT, AuthContext.SYSTEM)
+                    .contains(s.type()),
+                where,
+                "authtype (" + s.type() + ")"));
+    return sender;
   }
 
   private static boolean notBlank(String value) {

@@ -5,6 +5,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEvent.AsSent;
 import dev.turnstile.schemas.DeviceEvent.Checked;
@@ -97,7 +98,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
     Timer.Sample write = metrics.kafkaWriteStarted();
     return publisher
-        .publish(topic, event.deviceId(), DeviceCloudEvents.of(event))
+        .publish(topic, event.deviceId(), DeviceCloudEvents.of(event, command.sender()))
         .handle(
             (published, failure) -> {
               metrics.kafkaAnswered(write, failure == null);
@@ -130,7 +131,9 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     List<Timer.Sample> samples = writes.stream().map(w -> metrics.kafkaWriteStarted()).toList();
     List<CompletionStage<PublishedEvent>> acks =
         publisher.publishAll(
-            topic, deviceId, writes.stream().map(w -> DeviceCloudEvents.of(w.event())).toList());
+            topic,
+            deviceId,
+            writes.stream().map(w -> DeviceCloudEvents.of(w.event(), w.sender())).toList());
     AtomicReference<Throwable> notAcknowledged = new AtomicReference<>();
     CompletableFuture<?>[] answered = new CompletableFuture<?>[writes.size()];
     for (int i = 0; i < writes.size(); i++) {
@@ -194,7 +197,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         continue;
       }
       earlier.put(key, fingerprint);
-      writes.add(new Write(i, key, fingerprint, event));
+      writes.add(new Write(i, key, fingerprint, event, command.sender()));
     }
     return writes;
   }
@@ -208,8 +211,9 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         write.event().eventId(), published.topic(), published.partition(), published.offset());
   }
 
-  /** An event of a batch to be written, at its index in the batch. */
-  private record Write(int index, EventKey key, String fingerprint, DeviceEvent event) {}
+  /** An event of a batch to be written, at its index in the batch, and who sent it. */
+  private record Write(
+      int index, EventKey key, String fingerprint, DeviceEvent event, AuthContext sender) {}
 
   /** First wins; a repeat with other content is answered the same but not silently. */
   private Duplicate duplicate(DeviceEvent event, boolean conflict) {

@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.application;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.Json;
@@ -11,21 +12,31 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 
-/** A checked device event as the CloudEvent the bridge writes: attributes as headers, JSON data. */
+/**
+ * A checked device event as the CloudEvent the bridge writes: attributes as headers, JSON data, and
+ * who sent it as the CloudEvents Auth Context extension.
+ */
 final class DeviceCloudEvents {
 
   static final URI DATA_SCHEMA = schemaId("dev/turnstile/schemas/device-event.v1.schema.json");
 
   private DeviceCloudEvents() {}
 
-  static CloudEvent of(DeviceEvent event) {
+  /**
+   * @param sender who sent it; {@code null} (authentication off) records no auth context
+   */
+  static CloudEvent of(DeviceEvent event, AuthContext sender) {
     byte[] data;
     try {
       data = Json.mapper().writeValueAsBytes(event);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a DeviceEvent always serialises", e);
     }
-    return CloudEventBuilder.v1()
+    CloudEventBuilder builder = CloudEventBuilder.v1();
+    if (sender != null) {
+      AuthContexts.record(builder, sender);
+    }
+    return builder
         .withId(event.eventId())
         .withSource(URI.create(CloudEventHeaders.deviceSource(event.deviceId())))
         .withType(CloudEventHeaders.deviceEventType(event.type()))

@@ -30,13 +30,25 @@ public final class RelayServiceBusMessageService implements RelayServiceBusMessa
 
   /**
    * @param namespace the namespace as {@code ce_source} names it
+   * @param credential how the bridge reads the entities ({@code sasKeyName} or {@code
+   *     azureClientId} and its value, or nothing), recorded with the entity as the Auth Context of
+   *     every event ({@link dev.turnstile.schemas.AuthContext#serviceBus})
    * @param routes per configured entity name
    */
   public RelayServiceBusMessageService(
-      PublishEventPort publisher, String namespace, Map<String, Route> routes) {
+      PublishEventPort publisher,
+      String namespace,
+      Map<String, String> credential,
+      Map<String, Route> routes) {
     this.publisher = publisher;
-    this.events = new ServiceBusEvents(namespace);
+    this.events = new ServiceBusEvents(namespace, credential);
     this.routes = Map.copyOf(routes);
+  }
+
+  /** With no credential named in the Auth Context. */
+  public RelayServiceBusMessageService(
+      PublishEventPort publisher, String namespace, Map<String, Route> routes) {
+    this(publisher, namespace, Map.of(), routes);
   }
 
   /**

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetter;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.DeadLetterReasons;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
+import dev.turnstile.schemas.AuthContext;
+import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.ServiceBusHeaders;
 import dev.turnstile.schemas.StrictJson;
@@ -49,6 +51,11 @@ import java.util.Set;
  * those names itself. Data whose content type is JSON ({@code application/json}, any {@code +json})
  * is read with {@link StrictJson#senders()}, and so is any data the entity needs as JSON (a schema,
  * a pointer key); what it refuses is dead-lettered, never relayed.
+ *
+ * <p>All three also carry the CloudEvents Auth Context extension ({@link AuthContext#serviceBus}:
+ * the entity the message came from); a CloudEvent that brings {@code authtype}, {@code authid} or
+ * {@code authclaims} itself is dead-lettered ({@code InvalidCloudEvent}): what a sender writes
+ * there could name anyone.
  */
 final class ServiceBusEvents {
 
@@ -69,12 +76,16 @@ final class ServiceBusEvents {
       Json.mapper().copy().registerModule(JsonFormat.getCloudEventJacksonModule());
 
   private final String namespace;
+  private final Map<String, String> credential;
 
   /**
    * @param namespace the namespace as {@code ce_source} of plain messages names it
+   * @param credential how the bridge reads the entities, for the Auth Context ({@link
+   *     AuthContext#serviceBus})
    */
-  ServiceBusEvents(String namespace) {
+  ServiceBusEvents(String namespace, Map<String, String> credential) {
     this.namespace = namespace;
+    this.credential = Map.copyOf(credential);
   }
 
   /** The event to write, or the dead-letter that says why there is none. */
@@ -221,11 +232,17 @@ final class ServiceBusEvents {
       }
     }
     for (String name : parsed.getExtensionNames()) {
-      if (name.isEmpty() || METADATA.contains("ce_" + name)) {
+      if (name.isEmpty() || METADATA.contains(CloudEventHeaders.PREFIX + name)) {
         return invalid(
             "extension \""
                 + name
                 + "\" is not allowed: the sb* names carry the Service Bus metadata");
+      }
+      if (AuthContexts.ATTRIBUTES.contains(name)) {
+        return invalid(
+            "extension \""
+                + name
+                + "\" is not allowed: the bridge records who sent an event (Auth Context)");
       }
       if (String.valueOf(parsed.getExtension(name)).length() > MAX_ATTRIBUTE_LENGTH) {
         return invalid(name + " is longer than " + MAX_ATTRIBUTE_LENGTH + " characters");
@@ -234,8 +251,9 @@ final class ServiceBusEvents {
     return mapped(event, message, true, json);
   }
 
-  private static Mapping mapped(
+  private Mapping mapped(
       CloudEventBuilder event, ReceivedMessage message, boolean cloudEvent, JsonNode json) {
+    AuthContexts.record(event, AuthContext.serviceBus(namespace, message.entityPath(), credential));
     event
         .withExtension(extension(ServiceBusHeaders.SEQUENCE_NUMBER), message.sequenceNumber())
         .withExtension(
@@ -306,6 +324,6 @@ final class ServiceBusEvents {
   }
 
   private static String extension(String header) {
-    return header.substring("ce_".length());
+    return header.substring(CloudEventHeaders.PREFIX.length());
   }
 }

@@ -46,9 +46,22 @@ public final class BridgeConfig {
    *
    * @param credentialsFile {@code null} when authentication is off or only JWTs are accepted
    * @param jwt {@code null} when authentication is off or no JWTs are accepted
+   * @param failureLimit failed authentications per client address
    */
   public record DeviceAuth(
-      boolean enabled, Path credentialsFile, Duration reloadInterval, DeviceJwt jwt) {}
+      boolean enabled,
+      Path credentialsFile,
+      Duration reloadInterval,
+      DeviceJwt jwt,
+      FailureLimit failureLimit) {}
+
+  /** Failed authentications per client address: {@code bridge.auth.failure-limit.*}. */
+  public record FailureLimit(int perMinute, int burst) {
+    /** Whether failures are limited at all. */
+    public boolean enabled() {
+      return perMinute > 0;
+    }
+  }
 
   /**
    * Device JWTs from an identity provider: {@code bridge.auth.jwt.*}.
@@ -147,7 +160,8 @@ public final class BridgeConfig {
         enabled,
         get(AUTH_CREDENTIALS_FILE).filter(file -> enabled).orElse(null),
         get(AUTH_RELOAD_INTERVAL_MS),
-        jwt);
+        jwt,
+        new FailureLimit(get(AUTH_FAILURE_LIMIT_PER_MINUTE), get(AUTH_FAILURE_LIMIT_BURST)));
   }
 
   public RateLimit rateLimit() {

@@ -130,6 +130,22 @@ public final class BridgeConfigModel {
           .between(1, 1_000_000)
           .doc("HTTP connections open at once; one more is closed as soon as it opens");
 
+  /**
+   * Read as the addresses and CIDR ranges, each a literal: a host name would need a DNS look-up,
+   * and what it resolves to can change.
+   */
+  public static final Setting<List<String>> HTTP_TRUSTED_PROXIES =
+      BRIDGE
+          .string("bridge.http.trusted-proxies", "")
+          .check("IP addresses and CIDR ranges", Validators::ipRanges)
+          .as(Validators::names)
+          .doc(
+              "proxies trusted to name the client in `X-Forwarded-For` (comma-separated addresses or"
+                  + " CIDR ranges, e.g. the ingress controller's): from one of them, the client"
+                  + " address (for `bridge.auth.failure-limit.*`) is the rightmost"
+                  + " `X-Forwarded-For` address that is not a trusted proxy; otherwise the peer's"
+                  + " (`X-Forwarded-For` ignored); empty: none trusted");
+
   public static final Setting<Duration> KAFKA_ACK_TIMEOUT_MS =
       BRIDGE
           .millis("bridge.kafka.ack-timeout-ms", 10_000)
@@ -298,6 +314,28 @@ public final class BridgeConfigModel {
           .doc(
               "requests one deviceId may send at once before the rate applies (the bucket's"
                   + " capacity), e.g. a backlog flushed after an outage");
+
+  /**
+   * Checked before any credential, so that a flood of made-up tokens or forged JWT signatures costs
+   * no signature check; the per-device rate limit comes only after authentication.
+   */
+  public static final Setting<Integer> AUTH_FAILURE_LIMIT_PER_MINUTE =
+      DEVICE_ACCESS
+          .integer("bridge.auth.failure-limit.per-minute", 600)
+          .between(0, 60_000_000)
+          .doc(
+              "failed authentications (401, 403) per minute one client address may have on average"
+                  + " (a token bucket per address, see `bridge.http.trusted-proxies`); past it"
+                  + " `429` (`authentication-throttled`) with `Retry-After` before any credential is"
+                  + " checked; 0 disables (and logs a warning at start-up)");
+
+  public static final Setting<Integer> AUTH_FAILURE_LIMIT_BURST =
+      DEVICE_ACCESS
+          .integer("bridge.auth.failure-limit.burst", 100)
+          .between(1, 100_000_000)
+          .doc(
+              "failed authentications one client address may have at once (the bucket's"
+                  + " capacity)");
 
   private static final Keys.Group HTTP_TLS = KEYS.group("HTTPS (TLS of the HTTP listener)");
 

@@ -1,12 +1,15 @@
 package dev.turnstile.bridge.config;
 
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * The bridge's own kinds of valid value: each throws for an invalid one, its message the reason.
@@ -29,6 +32,41 @@ final class Validators {
         .map(String::strip)
         .filter(p -> !p.isEmpty())
         .toList();
+  }
+
+  private static final Pattern IP_RANGE =
+      Pattern.compile(
+          "(?:(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}"
+              + "|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*)(?:/\\d{1,3})?");
+
+  /**
+   * A comma-separated list ({@link #names}) of IP addresses and CIDR ranges, literals only: a host
+   * name would need a DNS look-up, and what it resolves to can change. The pattern lets only
+   * literal-shaped text reach {@link InetAddress#getByName}, which then parses it without a look-up
+   * (and refuses a malformed IPv6 literal).
+   */
+  static void ipRanges(String list) {
+    for (String range : names(list)) {
+      int slash = range.indexOf('/');
+      if (!IP_RANGE.matcher(range).matches()
+          || !isAddressLiteral(slash < 0 ? range : range.substring(0, slash))) {
+        throw new IllegalArgumentException(
+            range + " is not an IP address or CIDR range (a literal, no name)");
+      }
+      int bits = range.contains(":") ? 128 : 32;
+      if (slash > 0 && Integer.parseInt(range.substring(slash + 1)) > bits) {
+        throw new IllegalArgumentException(range + ": the prefix is over " + bits);
+      }
+    }
+  }
+
+  private static boolean isAddressLiteral(String address) {
+    try {
+      InetAddress.getByName(address);
+      return true;
+    } catch (UnknownHostException e) {
+      return false;
+    }
   }
 
   static final List<String> TLS_VERSIONS = List.of("TLSv1.2", "TLSv1.3");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,6 +86,47 @@ class BridgeConfigLoaderTest {
         .hasMessageContaining("bridge.kafka.max-in-flight");
     assertThatThrownBy(() -> BridgeConfigLoader.fromMap(Map.of()))
         .hasMessageContaining("kafka.bootstrap.servers");
+  }
+
+  @Test
+  void failedAuthenticationsAreLimitedPerAddressAndTrustedProxiesAreLiteralRanges() {
+    BridgeConfig defaults =
+        BridgeConfigLoader.fromMap(
+            Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
+    assertThat(defaults.deviceAuth().failureLimit())
+        .isEqualTo(new BridgeConfig.FailureLimit(600, 100));
+    assertThat(defaults.get(BridgeConfigModel.HTTP_TRUSTED_PROXIES)).isEmpty();
+
+    BridgeConfig set =
+        BridgeConfigLoader.fromMap(
+            Map.of(
+                "kafka.bootstrap.servers",
+                "k:9092",
+                "bridge.auth.credentials-file",
+                "creds",
+                "bridge.http.trusted-proxies",
+                " 10.0.0.0/8, 192.0.2.7 ,2001:db8::/32",
+                "bridge.auth.failure-limit.per-minute",
+                "0"));
+    assertThat(set.get(BridgeConfigModel.HTTP_TRUSTED_PROXIES))
+        .containsExactly("10.0.0.0/8", "192.0.2.7", "2001:db8::/32");
+    assertThat(set.deviceAuth().failureLimit().enabled()).isFalse();
+
+    for (String bad :
+        List.of("ingress.example", "10.0.0.0/33", "300.1.1.1", "::1/129", "1::2::3")) {
+      assertThatThrownBy(
+              () ->
+                  BridgeConfigLoader.fromMap(
+                      Map.of(
+                          "kafka.bootstrap.servers",
+                          "k:9092",
+                          "bridge.auth.credentials-file",
+                          "creds",
+                          "bridge.http.trusted-proxies",
+                          bad)))
+          .as(bad)
+          .hasMessageContaining("bridge.http.trusted-proxies");
+    }
   }
 
   @Test

@@ -139,6 +139,8 @@ class EffectiveConfigurationTest {
         AUTH_CREDENTIALS_FILE.name(),
         Optional.ofNullable(auth.credentialsFile()).map(Path::toString).orElse(null));
     effective.put(AUTH_RELOAD_INTERVAL_MS.name(), auth.reloadInterval().toMillis());
+    effective.put(AUTH_FAILURE_LIMIT_PER_MINUTE.name(), auth.failureLimit().perMinute());
+    effective.put(AUTH_FAILURE_LIMIT_BURST.name(), auth.failureLimit().burst());
     effective.put(RATE_LIMIT_REQUESTS_PER_SECOND.name(), config.rateLimit().requestsPerSecond());
     effective.put(RATE_LIMIT_BURST.name(), config.rateLimit().burst());
     if (serviceBus != null) {

@@ -39,7 +39,8 @@ public final class ApiDocumentRoutes {
 
   /**
    * Every route of {@code router} as {@code METHOD /path/{param}} (OpenAPI's path template form),
-   * sorted; a route without methods as {@code ANY /path}.
+   * sorted; a route without methods as {@code ANY /path}. A route for every request (no path, no
+   * method, such as {@link ConnectionReuse}'s) is no operation and is left out.
    *
    * @param regexTemplates the template of each route declared by a regular expression (whose path
    *     Vert.x does not know), e.g. a path with a colon in a segment
@@ -47,6 +48,13 @@ public final class ApiDocumentRoutes {
   public static List<String> operations(Router router, Map<Route, String> regexTemplates) {
     Set<String> operations = new TreeSet<>();
     for (Route route : router.getRoutes()) {
+      boolean everyRequest =
+          route.getPath() == null
+              && !route.isRegexPath()
+              && (route.methods() == null || route.methods().isEmpty());
+      if (everyRequest) {
+        continue;
+      }
       String path =
           route.getPath() != null
               ? route.getPath()

@@ -39,6 +39,12 @@ public final class Problems {
     INVALID_EVENT("invalid-event", 422, "Invalid event"),
     INVALID_BATCH("invalid-batch", 422, "Invalid batch"),
     RATE_LIMITED("rate-limited", 429, "Too many requests from this device"),
+    /**
+     * The client's address failed authentication too often: its requests are turned away, before
+     * their credentials are checked, until {@code Retry-After}.
+     */
+    AUTHENTICATION_THROTTLED(
+        "authentication-throttled", 429, "Too many failed authentications from this address"),
     HEADER_FIELDS_TOO_LARGE("header-fields-too-large", 431, "Request header fields too large"),
     JSON_LIMIT_EXCEEDED("json-limit-exceeded", 422, "JSON beyond a documented limit"),
     KAFKA_UNAVAILABLE("kafka-unavailable", 503, "Event log unavailable"),

@@ -6,10 +6,13 @@ import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Allowed;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Decision;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.RateLimited;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refused;
+import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Throttled;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.AuthContext;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.PlatformHandler;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,24 +20,38 @@ import java.util.concurrent.TimeUnit;
  * go ahead for the deviceId in its path (its token, then that device's rate limit), before the body
  * is read. A refused request is answered at once as problem+json and counted ({@code
  * turnstile.bridge.device.events} with outcome {@code rejected} and reason {@code unauthenticated},
- * {@code forbidden} or {@code rate-limited}); nothing reaches the use case, so nothing is written
- * to Kafka.
+ * {@code forbidden}, {@code rate-limited} or {@code authentication-throttled}); nothing reaches the
+ * use case, so nothing is written to Kafka. A client address that failed authentication too often
+ * gets 429 {@code authentication-throttled} before its credentials are looked at (its address:
+ * {@link ClientAddresses}).
  *
  * <p>401 and 403 carry {@code WWW-Authenticate: Bearer} as RFC 6750 §3 describes (no error code
  * when no token was sent, {@code invalid_token} for a bad one, {@code insufficient_scope} for a
  * token of another device); 429 carries {@code Retry-After} in whole seconds, rounded up. A
  * platform handler because Vert.x runs those ahead of the body handler.
+ *
+ * <p>An allowed request goes on with its sender ({@link #sender}), which every event it writes
+ * records as the CloudEvents Auth Context ({@link AuthContext}).
  */
 final class DeviceAccessHandler implements PlatformHandler {
 
   static final String REALM = "turnstile";
 
+  /** Where an allowed request's sender waits for the handler that writes its events. */
+  private static final String SENDER = "turnstile.sender";
+
   private final AuthorizeDeviceRequestUseCase access;
   private final BridgeMetrics metrics;
+  private final ClientAddresses clients;
 
-  DeviceAccessHandler(AuthorizeDeviceRequestUseCase access, BridgeMetrics metrics) {
+  /**
+   * @param clients how the client's address, for the limit of failed authentications, is found
+   */
+  DeviceAccessHandler(
+      AuthorizeDeviceRequestUseCase access, BridgeMetrics metrics, ClientAddresses clients) {
     this.access = access;
     this.metrics = metrics;
+    this.clients = clients;
   }
 
   @Override
@@ -44,12 +61,27 @@ final class DeviceAccessHandler implements PlatformHandler {
       ctx.next(); // the events handler answers 400 for it
       return;
     }
-    Decision decision = access.authorize(deviceId, ctx.request().headers().getAll("Authorization"));
+    Decision decision =
+        access.authorize(
+            deviceId, ctx.request().headers().getAll("Authorization"), clients.of(ctx.request()));
     if (decision instanceof Refused refused) {
       refuse(ctx, refused);
     } else if (decision instanceof RateLimited limited) {
-      rateLimited(ctx, deviceId, limited);
-    } else if (decision instanceof Allowed) {
+      tooMany(
+          ctx,
+          Kind.RATE_LIMITED,
+          limited.retryAfter(),
+          "device " + deviceId + " sends faster than its rate limit");
+    } else if (decision instanceof Throttled throttled) {
+      tooMany(
+          ctx,
+          Kind.AUTHENTICATION_THROTTLED,
+          throttled.retryAfter(),
+          "this address failed authentication too often; no credentials are checked from it");
+    } else if (decision instanceof Allowed allowed) {
+      if (allowed.sender() != null) {
+        ctx.put(SENDER, allowed.sender());
+      }
       ctx.next();
     } else {
       // Java 17 has no exhaustive pattern switch: a new kind of decision must not pass unchecked.
@@ -57,15 +89,20 @@ final class DeviceAccessHandler implements PlatformHandler {
     }
   }
 
-  private void rateLimited(RoutingContext ctx, String deviceId, RateLimited limited) {
-    metrics.rejected(Kind.RATE_LIMITED.slug);
-    long waitNanos = limited.retryAfter().toNanos();
+  /**
+   * Who sent an allowed request, as its credentials say; {@code null} when authentication is off.
+   */
+  static AuthContext sender(RoutingContext ctx) {
+    return ctx.get(SENDER);
+  }
+
+  /** 429 with {@code Retry-After} in whole seconds, rounded up. */
+  private void tooMany(RoutingContext ctx, Kind kind, Duration retryAfter, String detail) {
+    metrics.rejected(kind.slug);
+    long waitNanos = retryAfter.toNanos();
     long seconds = Math.max(1, (waitNanos + TimeUnit.SECONDS.toNanos(1) - 1) / 1_000_000_000L);
     ctx.response().putHeader("Retry-After", Long.toString(seconds));
-    Problems.send(
-        ctx,
-        Kind.RATE_LIMITED,
-        "device " + deviceId + " sends faster than its rate limit; retry in " + seconds + " s");
+    Problems.send(ctx, kind, detail + "; retry in " + seconds + " s");
   }
 
   private void refuse(RoutingContext ctx, Refused refused) {

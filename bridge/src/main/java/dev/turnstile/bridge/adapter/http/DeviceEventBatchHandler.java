@@ -25,10 +25,16 @@ import java.util.List;
  * here, the rest in the use case), answered once every event to write is acknowledged.
  *
  * <p>A body that is not a non-empty array of at most {@code maxEvents} gets one problem for the
- * whole batch; otherwise the answer is {@code 200} with one result per event at its index, and an
- * invalid event's errors point into the batch ({@code /3/occurredAt}). When Kafka did not
- * acknowledge every write, the answer is {@code 503} with {@code Retry-After}: send the same batch
- * again, what was written is then answered {@code duplicate}.
+ * whole batch, and so does one whose JSON text breaks a bound of the strict reader anywhere (an
+ * event nested deeper than it may be alone, an over-long string, number or name, a duplicate name):
+ * 422 {@code json-limit-exceeded} or 400 {@code malformed-json}, its pointer naming the event
+ * ({@code /17/attributes/...}), nothing written. The bounds protect the reader itself, so nothing
+ * past one is read, and the rest of the text cannot be told apart into events. Otherwise the answer
+ * is {@code 200} with one result per event at its index: the rules about an event's content (the
+ * request schema, the domain's rules) hold per event, and an invalid event's errors point into the
+ * batch ({@code /3/occurredAt}) while the others are written. When Kafka did not acknowledge every
+ * write, the answer is {@code 503} with {@code Retry-After}: send the same batch again, what was
+ * written is then answered {@code duplicate}.
  */
 final class DeviceEventBatchHandler {
 
@@ -55,7 +61,7 @@ final class DeviceEventBatchHandler {
 
   void handle(RoutingContext ctx) {
     String deviceId = single.deviceId(ctx);
-    JsonNode body = deviceId == null ? null : single.body(ctx);
+    JsonNode body = deviceId == null ? null : single.body(ctx, true);
     if (body == null || !isBatch(ctx, body)) {
       return;
     }
@@ -66,7 +72,7 @@ final class DeviceEventBatchHandler {
       JsonNode event = body.get(i);
       List<Violation> violations = schema.violations(event);
       if (violations.isEmpty()) {
-        commands.add(DeviceEventsHandler.command(deviceId, event));
+        commands.add(DeviceEventsHandler.command(deviceId, event, DeviceAccessHandler.sender(ctx)));
         indexes.add(i);
       } else {
         metrics.rejected("schema");

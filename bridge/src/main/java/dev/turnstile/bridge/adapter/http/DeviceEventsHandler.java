@@ -11,6 +11,7 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import dev.turnstile.schemas.Violation;
@@ -56,7 +57,8 @@ final class DeviceEventsHandler {
       return;
     }
     Future.fromCompletionStage(
-            useCase.accept(command(deviceId, body)), ctx.vertx().getOrCreateContext())
+            useCase.accept(command(deviceId, body, DeviceAccessHandler.sender(ctx))),
+            ctx.vertx().getOrCreateContext())
         .onComplete(
             result -> {
               if (result.succeeded()) {
@@ -82,28 +84,42 @@ final class DeviceEventsHandler {
    * malformed one, or one past a JSON limit.
    */
   JsonNode body(RoutingContext ctx) {
+    return body(ctx, false);
+  }
+
+  /**
+   * As {@link #body(RoutingContext)}; a batch's events may each nest as deep as one alone ({@link
+   * RequestJson#readBatch}).
+   */
+  JsonNode body(RoutingContext ctx, boolean batch) {
     try {
       Buffer buffer = ctx.body().buffer();
       if (buffer == null || buffer.length() == 0) {
         reject(ctx, "malformed-json", Kind.MALFORMED_JSON, "the body is empty");
         return null;
       }
-      return RequestJson.read(buffer.getBytes());
+      byte[] bytes = buffer.getBytes();
+      return batch ? RequestJson.readBatch(bytes) : RequestJson.read(bytes);
     } catch (MalformedJsonException e) {
       refuseJson(ctx, e);
       return null;
     }
   }
 
-  /** The command for one event that passed the request schema. */
-  static AcceptDeviceEventCommand command(String deviceId, JsonNode event) {
+  /**
+   * The command for one event that passed the request schema.
+   *
+   * @param sender who sent it, {@code null} when authentication is off
+   */
+  static AcceptDeviceEventCommand command(String deviceId, JsonNode event, AuthContext sender) {
     return new AcceptDeviceEventCommand(
         deviceId,
         text(event, "eventId"),
         text(event, "type"),
         text(event, "occurredAt"),
         text(event, "sessionRef"),
-        event.get("attributes"));
+        event.get("attributes"),
+        sender);
   }
 
   /**

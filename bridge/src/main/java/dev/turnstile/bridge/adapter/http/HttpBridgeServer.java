@@ -7,6 +7,7 @@ import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_EVENT_LOOPS;
 import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_HOST;
 import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_PORT;
 import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_RETRY_AFTER_SECONDS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_TRUSTED_PROXIES;
 
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
@@ -14,11 +15,11 @@ import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
 import dev.turnstile.runtime.http.ApiDocumentRoutes;
+import dev.turnstile.runtime.http.ConnectionReuse;
+import dev.turnstile.runtime.http.InvalidRequests;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
 import dev.turnstile.schemas.ApiDocument;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -50,7 +51,8 @@ import java.util.function.Supplier;
  * The HTTP side of the bridge: the device events routes, health ({@code /health/live}, {@code
  * /health/ready}) and the Prometheus scrape ({@code /metrics}); every error as problem+json. A
  * request to a device route passes {@link DeviceAccessHandler} (its token, then its device's rate
- * limit) before anything else, its body included, is read.
+ * limit) before anything else, its body included, is read. An answer sent before a request's body
+ * was read, or to a chunked request, ends the connection ({@link ConnectionReuse}).
  *
  * <p>The server runs as {@code bridge.http.event-loops} instances of one verticle, each with its
  * own router on its own event loop, all listening on the same port: Vert.x binds the socket once
@@ -177,7 +179,7 @@ public final class HttpBridgeServer {
     Router router = router(vertx, config, access, useCase, metrics, kafkaReachable, scrape);
     return httpServer
         .connectionHandler(guard::connected)
-        .invalidRequestHandler(request -> invalidRequest(request, metrics))
+        .invalidRequestHandler(InvalidRequests.handler(kind -> metrics.rejected(kind.slug)))
         .requestHandler(guard.guard(router))
         .listen(port, config.get(HTTP_HOST));
   }
@@ -191,9 +193,10 @@ public final class HttpBridgeServer {
       BooleanSupplier kafkaReachable,
       Supplier<String> scrape) {
     Router router = Router.router(vertx);
+    ConnectionReuse.mount(router);
     DeviceEventsHandler events =
         new DeviceEventsHandler(useCase, metrics, config.get(HTTP_RETRY_AFTER_SECONDS));
-    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics);
+    DeviceAccessHandler door = new DeviceAccessHandler(access, metrics, clientAddresses(config));
     router
         .post(EVENTS_PATH)
         .handler(door)
@@ -250,32 +253,6 @@ public final class HttpBridgeServer {
     return router;
   }
 
-  /**
-   * A request Vert.x could not decode (bad request line or header, line or headers over Vert.x's
-   * limits of 4096 and 8192 bytes) gets the same problem+json as every other error, then the
-   * connection is closed: what follows on it cannot be trusted to start a request.
-   */
-  private static void invalidRequest(HttpServerRequest request, BridgeMetrics metrics) {
-    Throwable cause = request.decoderResult().cause();
-    Kind kind;
-    String detail;
-    if (cause instanceof TooLongHttpLineException) {
-      kind = Kind.URI_TOO_LONG;
-      detail = "the request line is longer than the bridge reads";
-    } else if (cause instanceof TooLongHttpHeaderException) {
-      kind = Kind.HEADER_FIELDS_TOO_LARGE;
-      detail = "the header fields are larger than the bridge reads";
-    } else {
-      kind = Kind.MALFORMED_REQUEST;
-      detail =
-          "the request is not valid HTTP/1.1"
-              + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage());
-    }
-    metrics.rejected(kind.slug);
-    request.response().putHeader("Connection", "close");
-    Problems.send(request, kind, detail, null).onComplete(done -> request.connection().close());
-  }
-
   private static void problem(RoutingContext ctx, Kind kind, BridgeMetrics metrics) {
     metrics.rejected(kind.slug);
     String detail =
@@ -327,9 +304,9 @@ public final class HttpBridgeServer {
 
   /**
    * RFC 9112 §6.1 and §6.3: a request whose Transfer-Encoding does not end in chunked cannot be
-   * framed and must get 400 and a close; one with both Transfer-Encoding and Content-Length is the
-   * shape of request smuggling and is refused too (Netty may already have dropped the
-   * Content-Length, then the chunked body is read and the connection closed after the answer).
+   * framed and must get 400 and a close. One with both Transfer-Encoding and Content-Length cannot
+   * be seen here (Netty reads it by its chunks and drops the Content-Length): {@link
+   * ConnectionReuse} closes the connection after any chunked request.
    */
   private static String framingProblem(HttpServerRequest request) {
     String transferEncoding = request.getHeader("Transfer-Encoding");
@@ -339,10 +316,16 @@ public final class HttpBridgeServer {
     if (!transferEncoding.trim().toLowerCase(java.util.Locale.ROOT).endsWith("chunked")) {
       return "Transfer-Encoding " + transferEncoding + " does not end in chunked";
     }
-    if (request.getHeader("Content-Length") != null) {
-      return "both Transfer-Encoding and Content-Length";
-    }
     return null;
+  }
+
+  private static ClientAddresses clientAddresses(BridgeConfig config) {
+    try {
+      return ClientAddresses.trusting(config.get(HTTP_TRUSTED_PROXIES));
+    } catch (IllegalArgumentException e) {
+      // The configuration's validator lets only addresses and ranges through.
+      throw new IllegalStateException(HTTP_TRUSTED_PROXIES + ": " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -17,4 +17,12 @@ final class RequestJson {
   static JsonNode read(byte[] body) throws MalformedJsonException {
     return StrictJson.senders().readTree(body);
   }
+
+  /**
+   * Parses a batch body: each event may nest as deep as it may alone ({@link
+   * StrictJson#senderArrays()}); a bound of the text broken anywhere refuses the whole batch.
+   */
+  static JsonNode readBatch(byte[] body) throws MalformedJsonException {
+    return StrictJson.senderArrays().readTree(body);
+  }
 }

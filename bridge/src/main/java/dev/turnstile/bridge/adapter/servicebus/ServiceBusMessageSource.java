@@ -11,10 +11,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongPredicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +41,12 @@ import org.slf4j.LoggerFactory;
 public final class ServiceBusMessageSource implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServiceBusMessageSource.class);
+
+  /** The variable the Azure SDK's managed identity and workload identity credentials read. */
+  static final String AZURE_CLIENT_ID = "AZURE_CLIENT_ID";
+
+  private static final Pattern SAS_KEY_NAME =
+      Pattern.compile("(?i)(?:^|;)\\s*SharedAccessKeyName\\s*=\\s*([^;]+)");
 
   private final ServiceBusConfig config;
   private final LongPredicate kafkaReachableSince;
@@ -96,6 +107,32 @@ public final class ServiceBusMessageSource implements AutoCloseable {
       LongPredicate kafkaReachableSince,
       MeterRegistry registry) {
     return start(config, useCase, kafkaReachableSince, registry, new AmqpRetryOptions());
+  }
+
+  /**
+   * How the bridge reads the entities, as the Auth Context of every relayed event names it: {@code
+   * sasKeyName} for a connection string (the key's name, not the key); for {@code
+   * DefaultAzureCredential}, {@code credential} and, when {@value #AZURE_CLIENT_ID} is set (as
+   * workload identity sets it), {@code azureClientId}: the managed identity it signs in as.
+   *
+   * @param environment the process environment ({@code System::getenv})
+   */
+  public static Map<String, String> credentialClaims(
+      ServiceBusConfig config, Function<String, String> environment) {
+    Map<String, String> claims = new TreeMap<>();
+    if (config.connectionString() != null) {
+      Matcher keyName = SAS_KEY_NAME.matcher(config.connectionString());
+      if (keyName.find()) {
+        claims.put("sasKeyName", keyName.group(1).trim());
+      }
+      return claims;
+    }
+    claims.put("credential", "DefaultAzureCredential");
+    String clientId = environment.apply(AZURE_CLIENT_ID);
+    if (clientId != null && !clientId.isBlank()) {
+      claims.put("azureClientId", clientId.trim());
+    }
+    return claims;
   }
 
   private static ServiceBusClientBuilder clientBuilder(ServiceBusConfig config) {

@@ -2,6 +2,7 @@ package dev.turnstile.bridge.application.auth;
 
 import dev.turnstile.bridge.application.DeviceRateLimits;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase;
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -20,11 +21,10 @@ public final class AuthorizeDeviceRequestService
 
   private static final Logger LOG = LoggerFactory.getLogger(AuthorizeDeviceRequestService.class);
 
-  private static final Decision ALLOWED = new Allowed();
-
   private final DeviceCredentialsFile credentials;
   private final JwtDeviceTokens jwts;
   private final DeviceRateLimits rateLimits;
+  private final FailedAuthenticationLimits failures;
   private final AtomicReference<String> lastReloadProblem = new AtomicReference<>();
 
   /**
@@ -34,7 +34,7 @@ public final class AuthorizeDeviceRequestService
    */
   public AuthorizeDeviceRequestService(
       DeviceCredentialsFile credentials, DeviceRateLimits rateLimits) {
-    this(credentials, null, rateLimits);
+    this(credentials, null, rateLimits, FailedAuthenticationLimits.NONE);
   }
 
   /**
@@ -42,22 +42,37 @@ public final class AuthorizeDeviceRequestService
    * @param jwts the device JWTs accepted, or {@code null} when none; authentication is off when
    *     both are {@code null}
    * @param rateLimits the per-device limits, {@link DeviceRateLimits#NONE} when off
+   * @param failures the limit of failed authentications per client address, {@link
+   *     FailedAuthenticationLimits#NONE} when off
    */
   public AuthorizeDeviceRequestService(
-      DeviceCredentialsFile credentials, JwtDeviceTokens jwts, DeviceRateLimits rateLimits) {
+      DeviceCredentialsFile credentials,
+      JwtDeviceTokens jwts,
+      DeviceRateLimits rateLimits,
+      FailedAuthenticationLimits failures) {
     this.credentials = credentials;
     this.jwts = jwts;
     this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+    this.failures = Objects.requireNonNull(failures, "failures");
   }
 
   @Override
-  public Decision authorize(String deviceId, List<String> authorization) {
-    if (authenticates()
-        && authenticate(deviceId, authorization) instanceof Authentication.Refused refused) {
-      return new Refused(refused.refusal(), refused.detail());
+  public Decision authorize(String deviceId, List<String> authorization, String clientAddress) {
+    AuthContext sender = null;
+    if (authenticates()) {
+      long throttledNanos = failures.nanosUntilAllowed(clientAddress);
+      if (throttledNanos > 0) {
+        return new Throttled(Duration.ofNanos(throttledNanos));
+      }
+      Authentication authentication = authenticate(deviceId, authorization);
+      if (authentication instanceof Authentication.Refused refused) {
+        failures.failed(clientAddress);
+        return new Refused(refused.refusal(), refused.detail());
+      }
+      sender = ((Authentication.Authenticated) authentication).sender();
     }
     long waitNanos = rateLimits.tryAcquire(deviceId);
-    return waitNanos > 0 ? new RateLimited(Duration.ofNanos(waitNanos)) : ALLOWED;
+    return waitNanos > 0 ? new RateLimited(Duration.ofNanos(waitNanos)) : new Allowed(sender);
   }
 
   private Authentication authenticate(String deviceId, List<String> authorization) {

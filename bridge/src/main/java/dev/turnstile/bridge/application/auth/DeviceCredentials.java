@@ -3,6 +3,7 @@ package dev.turnstile.bridge.application.auth;
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.schemas.AuthContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +86,7 @@ public final class DeviceCredentials {
     if (!credential.covers(deviceId)) {
       return new Refused(Refusal.FORBIDDEN, "the bearer token is not valid for device " + deviceId);
     }
-    return new Authenticated(credential.id());
+    return new Authenticated(AuthContext.deviceToken(credential.id(), credential.devices()));
   }
 
   @Override

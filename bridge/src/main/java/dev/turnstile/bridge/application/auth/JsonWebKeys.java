@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
  * An identity provider's JSON Web Key Set (RFC 7517 §5) as last fetched: the public keys device
  * JWTs are checked against, read without blocking ({@link #current()}), fetched on a thread of its
  * own every refresh interval and, for key rotation, soon after a token names a key the set does not
- * hold ({@link #keyMissing()}, at most once per {@link #MIN_REFETCH}, so tokens naming made-up keys
- * cannot make the bridge hammer the identity provider). A failed fetch is logged (once per distinct
- * problem) and the keys in force stay. Only public keys are kept: private or symmetric members of
- * the set are dropped.
+ * hold or fails the signature check of the keys it holds ({@link #refetchSoon()}, at most once per
+ * {@link #MIN_REFETCH}, so tokens naming made-up keys or bearing forged signatures cannot make the
+ * bridge hammer the identity provider). A failed fetch is logged (once per distinct problem) and
+ * the keys in force stay. Only public keys are kept: private or symmetric members of the set are
+ * dropped.
  */
 public final class JsonWebKeys implements AutoCloseable {
 
@@ -119,10 +120,11 @@ public final class JsonWebKeys implements AutoCloseable {
   }
 
   /**
-   * A token named a key the set does not hold: fetch again, off the caller's thread, once {@link
+   * A token named a key the set does not hold, or no key of the set verified its signature (a key
+   * replaced under the same {@code kid}): fetch again, off the caller's thread, once {@link
    * #MIN_REFETCH} has passed since the last fetch. Never blocks.
    */
-  public void keyMissing() {
+  public void refetchSoon() {
     if (!refetchPending.compareAndSet(false, true)) {
       return;
     }

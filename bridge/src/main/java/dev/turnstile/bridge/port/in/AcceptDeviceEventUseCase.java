@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.port.in;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.Violation;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -45,6 +46,8 @@ public interface AcceptDeviceEventUseCase {
    * @param occurredAt RFC 3339 timestamp with an offset, the device's clock
    * @param sessionRef optional
    * @param attributes optional JSON object, carried through unchanged
+   * @param sender who sent it, as authenticated ({@link AuthContext}), recorded on the record
+   *     written; {@code null} when authentication is off (nothing recorded)
    */
   record AcceptDeviceEventCommand(
       String deviceId,
@@ -52,7 +55,20 @@ public interface AcceptDeviceEventUseCase {
       String type,
       String occurredAt,
       String sessionRef,
-      JsonNode attributes) {}
+      JsonNode attributes,
+      AuthContext sender) {
+
+    /** A command with no sender known (authentication off). */
+    public AcceptDeviceEventCommand(
+        String deviceId,
+        String eventId,
+        String type,
+        String occurredAt,
+        String sessionRef,
+        JsonNode attributes) {
+      this(deviceId, eventId, type, occurredAt, sessionRef, attributes, null);
+    }
+  }
 
   /**
    * What became of an event. {@link #accept} completes with {@link Accepted} or {@link Duplicate}

@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.port.in;
 
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.util.List;
 
@@ -8,8 +9,10 @@ import java.util.List;
  * request must carry a bearer token (RFC 6750) whose credential covers the deviceId in its path,
  * when authentication is on, and then fit that device's rate limit.
  *
- * <p>Authentication comes first, so a request that is refused for its token takes nothing from the
- * device's rate limit. Never blocks; safe to call from an event loop and from many threads.
+ * <p>A client address that failed authentication too often is turned away first, before its
+ * credentials are checked at all (a JWT's signature costs real CPU). Authentication comes before
+ * the device's rate limit, so a request that is refused for its token takes nothing from it. Never
+ * blocks; safe to call from an event loop and from many threads.
  */
 @FunctionalInterface
 public interface AuthorizeDeviceRequestUseCase {
@@ -18,14 +21,26 @@ public interface AuthorizeDeviceRequestUseCase {
    * @param deviceId the deviceId in the request's path, not {@code null}
    * @param authorization every {@code Authorization} header value of the request, as received (an
    *     empty list when there is none); more than one is refused as {@link Refusal#MALFORMED}
+   * @param clientAddress the client's IP address, for the limit of failed authentications; {@code
+   *     null} when not known (no limit applies)
    */
-  Decision authorize(String deviceId, List<String> authorization);
+  Decision authorize(String deviceId, List<String> authorization, String clientAddress);
 
   /** What became of the request. */
-  sealed interface Decision permits Allowed, Refused, RateLimited {}
+  sealed interface Decision permits Allowed, Refused, RateLimited, Throttled {}
 
-  /** Authenticated (or authentication is off) and within the device's rate limit. */
-  record Allowed() implements Decision {}
+  /**
+   * Authenticated (or authentication is off) and within the device's rate limit.
+   *
+   * @param sender who the credentials say sent the request, to record on what it writes; {@code
+   *     null} when authentication is off
+   */
+  record Allowed(AuthContext sender) implements Decision {
+    /** Allowed with authentication off: no sender known. */
+    public Allowed() {
+      this(null);
+    }
+  }
 
   /**
    * Refused for its credentials.
@@ -40,6 +55,13 @@ public interface AuthorizeDeviceRequestUseCase {
    * @param retryAfter until the device's bucket holds a request again; positive
    */
   record RateLimited(Duration retryAfter) implements Decision {}
+
+  /**
+   * The client's address failed authentication too often; its credentials were not looked at.
+   *
+   * @param retryAfter until the address may try again; positive
+   */
+  record Throttled(Duration retryAfter) implements Decision {}
 
   /** Why a request is refused, in the terms of RFC 6750 §3 that the HTTP adapter answers with. */
   enum Refusal {

@@ -8,6 +8,7 @@ import dev.turnstile.bridge.BridgeApplication;
 import dev.turnstile.bridge.adapter.servicebus.RawTopic;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.schemas.StrictJson;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import java.net.URI;
@@ -233,6 +234,45 @@ class BatchUploadIT {
     // answered duplicate, or written again and dropped by the topology's dedup.
     assertThat(recordsOf("station-12").stream().map(RawTopic::ceId).distinct())
         .containsExactlyInAnyOrder("k-0", "k-1", "k-2", "k-3", "k-4", "k-5");
+  }
+
+  /**
+   * Issue 25, item 5, decided: a batch is refused as a whole when its JSON text breaks a bound of
+   * the strict reader, here an event nested deeper than it may be alone, with a pointer to that
+   * event; nothing of it is written. An event nested exactly as deep as it may be alone passes in a
+   * batch too (it was refused there before: the array took one of its levels).
+   */
+  @Test
+  @Order(5)
+  void aBatchWhoseTextBreaksAReaderBoundIsRefusedAsAWholeNamingTheEvent() throws Exception {
+    // The event object is one level, "attributes" opens the second: nested to exactly the limit.
+    String deepest = nested(StrictJson.MAX_DEPTH - 1);
+    String single =
+        "{\"eventId\":\"deep-0\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\","
+            + "\"attributes\":"
+            + deepest
+            + "}";
+    HttpResponse<String> atTheLimit =
+        postBatch("depth-2", "[" + event("deep-1", "2014-11-18T15:40:26Z") + "," + single + "]");
+    assertThat(atTheLimit.statusCode()).as(atTheLimit.body()).isEqualTo(200);
+    assertThat(Json.mapper().readTree(atTheLimit.body()).path("accepted").asInt()).isEqualTo(2);
+
+    String tooDeep = single.replace(deepest, nested(StrictJson.MAX_DEPTH));
+    assertProblem(post("/api/v1/devices/depth-3/events", tooDeep), 422);
+    JsonNode refused =
+        assertProblem(
+            postBatch(
+                "depth-4", "[" + event("deep-2", "2014-11-18T15:40:26Z") + "," + tooDeep + "]"),
+            422);
+    assertThat(refused.path("type").asText()).endsWith("/json-limit-exceeded");
+    assertThat(refused.path("errors").get(0).path("keyword").asText()).isEqualTo("maxDepth");
+    assertThat(refused.path("errors").get(0).path("pointer").asText()).startsWith("/1/attributes/");
+    assertThat(recordsOf("depth-4")).as("nothing of the batch is written").isEmpty();
+  }
+
+  /** An object nested {@code levels} deep: {@code {"a":{"a":...1...}}}. */
+  private static String nested(int levels) {
+    return "{\"a\":".repeat(levels) + "1" + "}".repeat(levels);
   }
 
   private static List<ConsumerRecord<String, byte[]>> recordsOf(String deviceId) {

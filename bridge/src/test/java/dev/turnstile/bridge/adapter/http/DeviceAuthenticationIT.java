@@ -16,10 +16,14 @@ import dev.turnstile.bridge.application.auth.DeviceCredential;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.application.auth.DeviceJwts;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.contracttest.CloudEventsCheck;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.topics.TopicSpec;
+import dev.turnstile.schemas.AuthContext;
+import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
+import io.cloudevents.CloudEvent;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -31,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -314,6 +319,71 @@ class DeviceAuthenticationIT {
     assertThat(traffic.eventIdsWrittenFor("jwt-1", "sentinel-jwt", own))
         .contains("jwt-ok-1", "sentinel-jwt")
         .noneMatch(id -> id.startsWith("jwt-refused-"));
+  }
+
+  /**
+   * Issue 25, item 4: every record says who sent it in the CloudEvents Auth Context extension
+   * (headers {@code ce_authtype}, {@code ce_authid}, {@code ce_authclaims}), single events and
+   * batches, for the file's tokens and for JWTs; a standard consumer (the CloudEvents SDK's
+   * deserializer, then {@link AuthContext#read}) gets it back, and no header holds a token.
+   */
+  @Test
+  void everyRecordSaysWhoSentIt() throws Exception {
+    String jwt = jwt(IDP_KEY, DeviceJwts.claims("jwt-who").jwtID("token-7").build());
+    assertThat(
+            traffic
+                .post("/api/v1/devices/station-1/events", event("who-1"), bearer(STATION_1))
+                .statusCode())
+        .isEqualTo(202);
+    assertThat(
+            traffic
+                .post(
+                    "/api/v1/devices/fleet-who/events:batch",
+                    batch("who-2", "who-3"),
+                    bearer(FLEET))
+                .statusCode())
+        .isEqualTo(200);
+    assertThat(traffic.post("/api/v1/devices/jwt-who/events", event("who-4"), jwt).statusCode())
+        .isEqualTo(202);
+
+    AuthContext station =
+        new AuthContext(
+            AuthContext.API_KEY, STATION_1.credential().id(), Map.of("devices", "station-1"));
+    AuthContext fleet =
+        new AuthContext(AuthContext.API_KEY, FLEET.credential().id(), Map.of("devices", "fleet-*"));
+    AuthContext subject =
+        new AuthContext(
+            AuthContext.SERVICE_ACCOUNT,
+            "jwt-who",
+            Map.of("iss", DeviceJwts.ISSUER, "sub", "jwt-who", "jti", "token-7"));
+    Map<String, AuthContext> expected =
+        Map.of(
+            "station-1/who-1", station,
+            "fleet-who/who-2", fleet,
+            "fleet-who/who-3", fleet,
+            "jwt-who/who-4", subject);
+    List<String> secrets =
+        List.of(
+            STATION_1.token().substring(17),
+            FLEET.token().substring(17),
+            jwt.substring(jwt.lastIndexOf('.') + 1));
+    for (Map.Entry<String, AuthContext> entry : expected.entrySet()) {
+      String[] deviceAndEvent = entry.getKey().split("/");
+      ConsumerRecord<String, byte[]> record = traffic.written(deviceAndEvent[0], deviceAndEvent[1]);
+      assertThat(DeviceTraffic.header(record, CloudEventHeaders.AUTH_TYPE))
+          .isEqualTo(entry.getValue().type());
+      assertThat(DeviceTraffic.header(record, CloudEventHeaders.AUTH_ID))
+          .isEqualTo(entry.getValue().id());
+      CloudEvent event =
+          CloudEventsCheck.assertBinaryCloudEvent(record.topic(), record.headers(), record.value());
+      assertThat(AuthContext.read(event::getExtension))
+          .as(entry.getKey())
+          .contains(entry.getValue());
+      for (var header : record.headers()) {
+        String value = new String(header.value(), StandardCharsets.UTF_8);
+        assertThat(secrets).noneMatch(value::contains);
+      }
+    }
   }
 
   @Test

@@ -144,7 +144,23 @@ final class DeviceTraffic implements AutoCloseable {
             ids -> ids != null);
   }
 
-  private static String header(ConsumerRecord<?, ?> record, String name) {
+  /** The record written for the device's event, once it is on the topic. */
+  ConsumerRecord<String, byte[]> written(String deviceId, String eventId) {
+    return await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInSameThread()
+        .until(
+            () -> {
+              consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+              return records.stream()
+                  .filter(r -> deviceId.equals(r.key()) && eventId.equals(header(r, "ce_id")))
+                  .findFirst()
+                  .orElse(null);
+            },
+            record -> record != null);
+  }
+
+  static String header(ConsumerRecord<?, ?> record, String name) {
     Header header = record.headers().lastHeader(name);
     return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
   }

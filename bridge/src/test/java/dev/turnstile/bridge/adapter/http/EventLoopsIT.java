@@ -92,7 +92,7 @@ class EventLoopsIT {
     return HttpBridgeServer.start(
             vertx,
             config,
-            (deviceId, authorization) -> new Allowed(),
+            (deviceId, authorization, client) -> new Allowed(),
             useCase,
             new BridgeMetrics(new SimpleMeterRegistry()),
             () -> true,

@@ -198,7 +198,7 @@ class HttpsIT {
         HttpBridgeServer.start(
                 vertx,
                 config,
-                (deviceId, authorization) -> new Allowed(),
+                (deviceId, authorization, client) -> new Allowed(),
                 NO_EVENTS,
                 metrics,
                 () -> true,

@@ -19,6 +19,7 @@ import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.contracttest.CloudEventsCheck;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.ServiceBusHeaders;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -157,6 +158,11 @@ class ServiceBusToKafkaIT {
     assertThat(header(first, ServiceBusHeaders.CORRELATION_ID)).isEqualTo("c-1");
     assertThat(header(first, ServiceBusHeaders.ENTITY)).isEqualTo("poison");
     assertThat(header(first, ServiceBusHeaders.ENQUEUED_TIME)).isNotBlank();
+    assertThat(header(first, CloudEventHeaders.AUTH_TYPE)).isEqualTo(AuthContext.SYSTEM);
+    assertThat(header(first, CloudEventHeaders.AUTH_ID)).isEqualTo("127.0.0.1/poison");
+    assertThat(header(first, CloudEventHeaders.AUTH_CLAIMS))
+        .as("the entity and the key name the bridge reads with, never the key")
+        .isEqualTo("{\"entity\":\"poison\",\"namespace\":\"127.0.0.1\",\"sasKeyName\":\"k\"}");
     assertThat(counter("poison", "dead-lettered", "KafkaRejected")).isEqualTo(1);
     assertThat(counter("poison", "dead-lettered", "MissingKey")).isEqualTo(1);
   }
@@ -187,6 +193,14 @@ class ServiceBusToKafkaIT {
             .setContentType("application/cloudevents+json; charset=utf-8");
     structured.getApplicationProperties().put("mergeKey", "s-7");
     send("strict", structured);
+    send(
+        "strict",
+        new ServiceBusMessage(
+                "{\"specversion\":\"1.0\",\"id\":\"evt-9\",\"source\":\"/forged\","
+                    + "\"type\":\"com.example.billing.v1\",\"authtype\":\"service_account\","
+                    + "\"authid\":\"someone-else\",\"data\":{}}")
+            .setMessageId("forged-sender")
+            .setContentType("application/cloudevents+json"));
     ServiceBusMessage binary =
         new ServiceBusMessage("{\"sessionId\":\"s-8\",\"dollars\":2.50}")
             .setMessageId("sb-binary")
@@ -202,7 +216,7 @@ class ServiceBusToKafkaIT {
 
     startSource(queue("strict", "strict.raw.v1"), UnaryOperator.identity());
 
-    await().atMost(WAIT).until(() -> serviceBus.deadLetters("strict").size() == 3);
+    await().atMost(WAIT).until(() -> serviceBus.deadLetters("strict").size() == 4);
     await().atMost(WAIT).until(() -> serviceBus.completedCount("strict") == 3);
     Map<String, BrokeredMessage> dead =
         serviceBus.deadLetters("strict").stream()
@@ -215,6 +229,9 @@ class ServiceBusToKafkaIT {
         .contains("duplicate key \"dollars\"");
     assertThat(dead.get("deep").deadLetterReason()).isEqualTo("JsonLimitExceeded");
     assertThat(dead.get("deep").deadLetterErrorDescription()).contains("maxDepth");
+    assertThat(dead.get("forged-sender").deadLetterReason()).isEqualTo("InvalidCloudEvent");
+    assertThat(dead.get("forged-sender").deadLetterErrorDescription())
+        .contains("is not allowed: the bridge records who sent an event");
 
     List<ConsumerRecord<String, byte[]>> records =
         RawTopic.readAll(kafka.bootstrapServers(), "strict.raw.v1");
@@ -223,6 +240,9 @@ class ServiceBusToKafkaIT {
       CloudEvent event =
           CloudEventsCheck.assertBinaryCloudEvent(record.topic(), record.headers(), record.value());
       events.put(event.getId(), event);
+      assertThat(AuthContext.read(event::getExtension))
+          .as("who sent %s, as a standard consumer reads it", event.getId())
+          .contains(AuthContext.serviceBus("127.0.0.1", "strict", Map.of("sasKeyName", "k")));
     }
     assertThat(events).containsOnlyKeys("evt-7", "evt-8", "plain");
     CloudEvent fromEventGrid = events.get("evt-7");
@@ -422,7 +442,11 @@ class ServiceBusToKafkaIT {
     ServiceBusMessageSource source =
         ServiceBusMessageSource.start(
             config.serviceBus(),
-            new RelayServiceBusMessageService(publisher, config.serviceBus().namespace(), routes),
+            new RelayServiceBusMessageService(
+                publisher,
+                config.serviceBus().namespace(),
+                ServiceBusMessageSource.credentialClaims(config.serviceBus(), variable -> null),
+                routes),
             since -> true,
             registry,
             new AmqpRetryOptions().setMaxRetries(3).setTryTimeout(Duration.ofSeconds(10)));

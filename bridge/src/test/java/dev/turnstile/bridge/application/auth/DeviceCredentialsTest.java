@@ -10,7 +10,9 @@ import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.schemas.AuthContext;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DeviceCredentialsTest {
@@ -30,7 +32,11 @@ class DeviceCredentialsTest {
   @Test
   void theDevicesOwnTokenIsAccepted() {
     assertThat(authenticate("station-1", "Bearer " + station1.token()))
-        .isEqualTo(new Authenticated(station1.credential().id()));
+        .as("who sent it: the credential's id and devices, never the token")
+        .isEqualTo(
+            new Authenticated(
+                new AuthContext(
+                    "api_key", station1.credential().id(), Map.of("devices", "station-1"))));
     assertThat(authenticate("station-1", "bearer   " + station1.token() + " "))
         .as("the scheme is case-insensitive (RFC 9110 §11.1)")
         .isInstanceOf(Authenticated.class);

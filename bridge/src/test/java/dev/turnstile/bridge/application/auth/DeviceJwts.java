@@ -57,6 +57,13 @@ public final class DeviceJwts {
 
   /** The claims signed with {@code key} (RS256 for RSA, ES256 for EC), typ JWT, compact form. */
   public static String sign(JWK key, JWTClaimsSet claims) {
+    return sign(key, claims, JOSEObjectType.JWT);
+  }
+
+  /**
+   * As {@link #sign(JWK, JWTClaimsSet)} with header {@code typ} {@code type} ({@code null}: none).
+   */
+  public static String sign(JWK key, JWTClaimsSet claims, JOSEObjectType type) {
     try {
       JWSSigner signer;
       JWSAlgorithm algorithm;
@@ -69,11 +76,7 @@ public final class DeviceJwts {
       }
       SignedJWT jwt =
           new SignedJWT(
-              new JWSHeader.Builder(algorithm)
-                  .keyID(key.getKeyID())
-                  .type(JOSEObjectType.JWT)
-                  .build(),
-              claims);
+              new JWSHeader.Builder(algorithm).keyID(key.getKeyID()).type(type).build(), claims);
       jwt.sign(signer);
       return jwt.serialize();
     } catch (JOSEException e) {

@@ -7,6 +7,7 @@ import static dev.turnstile.bridge.application.auth.DeviceJwts.sign;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
@@ -20,11 +21,13 @@ import com.nimbusds.jwt.SignedJWT;
 import dev.turnstile.bridge.application.auth.Authentication.Authenticated;
 import dev.turnstile.bridge.application.auth.Authentication.Refused;
 import dev.turnstile.bridge.port.in.AuthorizeDeviceRequestUseCase.Refusal;
+import dev.turnstile.schemas.AuthContext;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,7 +65,11 @@ class JwtDeviceTokensTest {
   @Test
   void aTokenSignedByAPublishedKeyForTheDeviceIsLetIn() {
     assertThat(jwts.authenticate("station-1", sign(RSA, claims("station-1").build())))
-        .isEqualTo(new Authenticated("jwt:station-1"));
+        .as("who sent it: the subject and issuer, never the token")
+        .isEqualTo(
+            new Authenticated(
+                new AuthContext(
+                    "service_account", "station-1", Map.of("iss", ISSUER, "sub", "station-1"))));
     assertThat(jwts.authenticate("station-1", sign(EC, claims("station-1").build())))
         .isInstanceOf(Authenticated.class);
   }
@@ -90,7 +97,10 @@ class JwtDeviceTokensTest {
       JWTClaimsSet both =
           claims("user-1").claim("devices", List.of("station-1", "station-2")).build();
       assertThat(byDevices.authenticate("station-2", sign(RSA, both)))
-          .isEqualTo(new Authenticated("jwt:user-1"));
+          .isEqualTo(
+              new Authenticated(
+                  new AuthContext(
+                      "service_account", "user-1", Map.of("iss", ISSUER, "sub", "user-1"))));
       assertThat(byDevices.authenticate("station-3", sign(RSA, both)))
           .isEqualTo(forbidden("station-3"));
       assertThat(
@@ -195,6 +205,66 @@ class JwtDeviceTokensTest {
                 assertThat(jwts.authenticate("station-1", token))
                     .isInstanceOf(Authenticated.class));
     assertThat(fetches.get()).as("the unknown key asked for a fetch").isGreaterThan(before);
+  }
+
+  /**
+   * Issue 25, item 5: a key replaced under the same {@code kid} (as some identity providers rotate)
+   * was noticed only at the next scheduled fetch (here an hour away): every token of the new key
+   * got 401 "Invalid signature" meanwhile. A signature no key verifies now asks for the same
+   * rate-limited fetch as an unknown {@code kid}.
+   */
+  @Test
+  void aKeyReplacedUnderTheSameKidIsTakenOnceASignatureFailsAgainstTheOldOne() {
+    RSAKey replaced = DeviceJwts.rsa(RSA.getKeyID());
+    String token = sign(replaced, claims("station-1").build());
+    published.set(new JWKSet(List.of(replaced, EC)));
+    int before = fetches.get();
+
+    assertThat(jwts.authenticate("station-1", token))
+        .as("the set in force still holds the old key under that kid")
+        .isInstanceOfSatisfying(
+            Refused.class, r -> assertThat(r.detail()).contains("Invalid signature"));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(jwts.authenticate("station-1", token))
+                    .isInstanceOf(Authenticated.class));
+    assertThat(fetches.get()).as("the failed signature asked for a fetch").isGreaterThan(before);
+  }
+
+  /**
+   * RFC 9068 §4 and RFC 7515 §4.1.9: {@code application/} is implied in {@code typ}, and media
+   * types compare case-insensitively; nothing but JWT and at+jwt is let in.
+   */
+  @Test
+  void theTypMayCarryTheApplicationPrefixInAnyCase() {
+    for (String typ :
+        List.of(
+            "JWT",
+            "jwt",
+            "at+jwt",
+            "AT+JWT",
+            "application/jwt",
+            "application/at+jwt",
+            "Application/At+JWT")) {
+      assertThat(
+              jwts.authenticate(
+                  "station-1", sign(RSA, claims("station-1").build(), new JOSEObjectType(typ))))
+          .as(typ)
+          .isInstanceOf(Authenticated.class);
+    }
+    assertThat(jwts.authenticate("station-1", sign(RSA, claims("station-1").build(), null)))
+        .as("no typ")
+        .isInstanceOf(Authenticated.class);
+    for (String typ : List.of("JOSE", "application/jose", "application/json", "at+jwt+x")) {
+      assertThat(
+              jwts.authenticate(
+                  "station-1", sign(RSA, claims("station-1").build(), new JOSEObjectType(typ))))
+          .as(typ)
+          .isInstanceOfSatisfying(Refused.class, r -> assertThat(r.detail()).contains("typ"));
+    }
   }
 
   @Test

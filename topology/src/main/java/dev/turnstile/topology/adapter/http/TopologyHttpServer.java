@@ -1,6 +1,8 @@
 package dev.turnstile.topology.adapter.http;
 
 import dev.turnstile.runtime.http.ApiDocumentRoutes;
+import dev.turnstile.runtime.http.ConnectionReuse;
+import dev.turnstile.runtime.http.InvalidRequests;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
 import dev.turnstile.schemas.ApiDocument;
@@ -25,7 +27,10 @@ import java.util.function.Supplier;
  * text format), {@code GET /openapi/{file}} (its OpenAPI document {@code topology.v1.openapi.yaml}
  * and the JSON Schemas it references) and, once {@link #serveQueries} was called, the read-only
  * queries of {@link QueryRoutes}. Every error is {@code application/problem+json} ({@link
- * Problems}); every route is {@code GET} only (405 with {@code Allow: GET} otherwise).
+ * Problems}); every route is {@code GET} only (405 with {@code Allow: GET} otherwise). An answer
+ * sent before a request's body was read, or to a chunked request, closes the connection ({@link
+ * ConnectionReuse}); a request that is not valid HTTP/1.1 gets problem+json and a close ({@link
+ * InvalidRequests}).
  */
 public final class TopologyHttpServer implements AutoCloseable {
 
@@ -75,6 +80,7 @@ public final class TopologyHttpServer implements AutoCloseable {
                 .setIdleTimeout((int) IDLE_TIMEOUT.toMillis()));
     try {
       server
+          .invalidRequestHandler(InvalidRequests.handler(kind -> {}))
           .requestHandler(router)
           .listen(port, host)
           .toCompletionStage()
@@ -116,6 +122,7 @@ public final class TopologyHttpServer implements AutoCloseable {
 
   private static Router router(Vertx vertx, Probes probes, QueryRoutes queries) {
     Router router = Router.router(vertx);
+    ConnectionReuse.mount(router);
     router.get("/health/live").handler(ctx -> probe(ctx, probes.live(), probes.state()));
     router.get("/health/ready").handler(ctx -> probe(ctx, probes.ready(), probes.state()));
     router

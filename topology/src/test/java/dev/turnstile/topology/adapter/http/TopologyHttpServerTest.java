@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.testkit.http.EarlyAnswerCorpus;
+import dev.turnstile.testkit.http.EarlyAnswerCorpus.EarlyAnswer;
+import dev.turnstile.testkit.http.EarlyAnswerCorpus.Request;
+import dev.turnstile.testkit.http.EarlyAnswerCorpus.Second;
+import dev.turnstile.testkit.http.EarlyAnswerCorpus.Verdict;
+import dev.turnstile.testkit.http.RawHttpConnection;
 import dev.turnstile.topology.domain.merge.MergeVersion;
 import dev.turnstile.topology.port.in.DeviceSessionsView;
 import dev.turnstile.topology.port.in.MergedDocumentView;
@@ -14,12 +20,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * The topology's HTTP server over real loopback HTTP: probes, metrics, the problem+json answers,
@@ -68,6 +78,93 @@ class TopologyHttpServerTest {
       assertProblem(post, "method-not-allowed");
       assertProblem(get(server, "/nothing"), "not-found");
     }
+  }
+
+  /**
+   * Issue 25, item 1, for the topology's server: every answer it gives before reading a body (404,
+   * 405, a 503 query, a 200 probe asked with a body, 431) leaves the connection answered on or
+   * closed, never reading the next request as the body and never held.
+   */
+  @TestFactory
+  Stream<DynamicTest> anAnswerBeforeTheBodyNeverLeavesTheConnectionUndefined() {
+    byte[] body = "{\"q\":1}".getBytes(StandardCharsets.UTF_8);
+    String host = "Host: topology\r\nContent-Type: application/json\r\n";
+    List<EarlyAnswer> answers =
+        List.of(
+            early("no such resource", 404, "POST /nothing HTTP/1.1\r\n" + host, body),
+            early("POST on a probe", 405, "POST /metrics HTTP/1.1\r\n" + host, body),
+            early("query before queries", 503, "GET /api/v1/merge/k-1 HTTP/1.1\r\n" + host, body),
+            early("probe asked with a body", 200, "GET /health/ready HTTP/1.1\r\n" + host, body),
+            early(
+                "header fields too large",
+                431,
+                "GET /health/live HTTP/1.1\r\n" + host + "X-Padding: " + "a".repeat(9_000) + "\r\n",
+                body));
+    Second live = new Second("GET /health/live HTTP/1.1\r\nHost: topology\r\n\r\n", 200, "UP");
+    List<Verdict> verdicts;
+    try (TopologyHttpServer server = TopologyHttpServer.start("127.0.0.1", 0, UP)) {
+      verdicts = EarlyAnswerCorpus.run(server.port(), answers, live, Duration.ofSeconds(5));
+    }
+    return verdicts.stream()
+        .map(
+            verdict ->
+                DynamicTest.dynamicTest(
+                    verdict.name(),
+                    () ->
+                        assertThat(verdict.problems())
+                            .as("%s, read: %s", verdict.name(), verdict.exchange())
+                            .isEmpty()));
+  }
+
+  /**
+   * The rule is HTTP/1.1's: over h2c (the JDK client's default upgrade) a request whose body no
+   * route reads ends its stream, not the connection that carries the others.
+   */
+  @Test
+  void anHttp2ConnectionOutlivesAnAnswerBeforeItsBody() throws Exception {
+    HttpClient h2c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build();
+    try (TopologyHttpServer server = TopologyHttpServer.start("127.0.0.1", 0, UP)) {
+      HttpResponse<String> upgraded =
+          h2c.send(
+              HttpRequest.newBuilder(uri(server, "/health/live")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(upgraded.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      HttpResponse<String> post =
+          h2c.send(
+              HttpRequest.newBuilder(uri(server, "/metrics"))
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"q\":1}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(post.statusCode()).isEqualTo(405);
+      assertThat(post.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      assertThat(
+              h2c.send(
+                      HttpRequest.newBuilder(uri(server, "/health/ready")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+    }
+  }
+
+  /** RFC 9112 §6.1: a chunked request (perhaps with a Content-Length Netty dropped) ends it. */
+  @Test
+  void aChunkedRequestIsAnsweredThenTheConnectionCloses() throws Exception {
+    try (TopologyHttpServer server = TopologyHttpServer.start("127.0.0.1", 0, UP);
+        RawHttpConnection connection = RawHttpConnection.open(server.port())) {
+      connection.send(
+          "GET /health/live HTTP/1.1\r\nHost: topology\r\nTransfer-Encoding: chunked\r\n"
+              + "Content-Length: 3\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+              + "GET /health/ready HTTP/1.1\r\nHost: topology\r\n\r\n");
+      RawHttpConnection.Exchange exchange = connection.read(2, Duration.ofSeconds(5));
+      assertThat(exchange.end()).isEqualTo(RawHttpConnection.End.CLOSED);
+      assertThat(exchange.responses()).hasSize(1);
+      assertThat(exchange.responses().get(0).status()).isEqualTo(200);
+      assertThat(exchange.responses().get(0).announcesClose()).isTrue();
+    }
+  }
+
+  private static EarlyAnswer early(String name, int status, String head, byte[] body) {
+    return new EarlyAnswer(name, status, () -> new Request(head, body));
   }
 
   @Test
