@@ -6,6 +6,7 @@ import dev.turnstile.runtime.config.InvalidConfigurationException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.ServerSSLOptions;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * compared, not modification times: a Kubernetes Secret volume changes by swapping a symlink, which
  * leaves the files' own times as they were. Invalid content (half-written, a key that does not
  * match its certificate, a wrong password) is logged once at WARN and counted ({@code
- * turnstile.bridge.http.tls.reloads}, {@code outcome=failed}); the previous material stays.
+ * turnstile.bridge.http.tls.reloads}, {@code outcome=failed}); the previous material stays. One
+ * reload runs at a time: each new key material is applied, and counted ({@code outcome=applied}),
+ * once.
  */
 public final class ServerTls {
 
@@ -28,6 +31,7 @@ public final class ServerTls {
   private final BridgeConfig.HttpTls config;
   private final BridgeMetrics metrics;
   private volatile TlsKeyMaterial current;
+  private final AtomicBoolean reloading = new AtomicBoolean();
   private String lastRefusal;
   private long timer = -1;
 
@@ -68,18 +72,32 @@ public final class ServerTls {
    * @param apply hands new options to every server instance; its future fails if one refused them
    */
   public void watch(Function<ServerSSLOptions, Future<Void>> apply) {
-    timer =
-        vertx.setPeriodic(
-            config.reloadInterval().toMillis(),
-            tick ->
-                vertx
-                    .executeBlocking(this::changed, false)
-                    .onSuccess(
-                        material -> {
-                          if (material != null) {
-                            apply(material, apply);
-                          }
-                        }));
+    timer = vertx.setPeriodic(config.reloadInterval().toMillis(), tick -> reload(apply));
+  }
+
+  /**
+   * One reload: reads the files and hands changed, valid material to {@code apply}. A reload asked
+   * for while the previous one still reads or applies does nothing. New material becomes current
+   * only once every server took it, so an overlapping tick (a reload that outlasts the interval, as
+   * on a loaded machine) would find the same material still new, apply it again and count it twice.
+   *
+   * @return completes once this reload is done (refusals are logged and counted, not failed); at
+   *     once when one was already running
+   */
+  Future<Void> reload(Function<ServerSSLOptions, Future<Void>> apply) {
+    if (!reloading.compareAndSet(false, true)) {
+      return Future.succeededFuture();
+    }
+    return vertx
+        .executeBlocking(this::changed, false)
+        .compose(
+            material -> material == null ? Future.<Void>succeededFuture() : apply(material, apply))
+        .recover(
+            e -> {
+              refused("reading it failed: " + e);
+              return Future.succeededFuture();
+            })
+        .andThen(done -> reloading.set(false));
   }
 
   /** Material that differs from the current one and is valid; {@code null} otherwise. */
@@ -98,17 +116,23 @@ public final class ServerTls {
     return read;
   }
 
-  private void apply(TlsKeyMaterial material, Function<ServerSSLOptions, Future<Void>> apply) {
-    apply
+  private Future<Void> apply(
+      TlsKeyMaterial material, Function<ServerSSLOptions, Future<Void>> apply) {
+    return apply
         .apply(material.sslOptions(config))
-        .onSuccess(
+        .<Void>map(
             done -> {
               current = material;
               forgetRefusal();
               metrics.tlsReload("applied");
               LOG.info("HTTPS key material reloaded: now serving {}", material.describe());
+              return null;
             })
-        .onFailure(e -> refused("a server refused it: " + e));
+        .recover(
+            e -> {
+              refused("a server refused it: " + e);
+              return Future.succeededFuture();
+            });
   }
 
   /**

@@ -10,12 +10,19 @@ import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.ServerSSLOptions;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Key material that cannot serve is refused at start-up with the key at fault named (the process
- * then exits 2), never with the password in the message.
+ * then exits 2), never with the password in the message; reloads that overlap apply new material
+ * once.
  */
 class ServerTlsTest {
 
@@ -147,6 +155,57 @@ class ServerTlsTest {
                         BridgeConfigModel.HTTP_TLS_PROTOCOLS.name(), "TLSv1.1,TLSv1.2")))
         .hasMessageContaining(BridgeConfigModel.HTTP_TLS_PROTOCOLS.name())
         .hasMessageContaining("TLSv1.1 is not offered");
+  }
+
+  /**
+   * A reload tick that comes while the previous one is still applying (the servers have not all
+   * taken the new material yet, as on a loaded machine) must not apply that material again: the
+   * material is applied, and counted, once. The servers' answer is held back by hand, so the ticks
+   * overlap on every run.
+   */
+  @Test
+  void aReloadWhileOneIsApplyingDoesNotApplyTheSameMaterialAgain() throws Exception {
+    TestCertificates.SecretVolume secret = new TestCertificates.SecretVolume(dir.resolve("tls"));
+    secret.updatePem(TestCertificates.rsa());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ServerTls tls =
+        ServerTls.load(
+            vertx,
+            config(pem(secret.file("tls.crt"), secret.file("tls.key"))).tls(),
+            new BridgeMetrics(registry));
+    secret.updatePem(TestCertificates.ec());
+
+    AtomicInteger handedOver = new AtomicInteger();
+    CompletableFuture<Void> applying = new CompletableFuture<>();
+    Promise<Void> serversTookIt = Promise.promise();
+    Function<ServerSSLOptions, Future<Void>> servers =
+        options -> {
+          if (handedOver.incrementAndGet() > 1) {
+            return Future.succeededFuture();
+          }
+          applying.complete(null);
+          return serversTookIt.future();
+        };
+
+    Future<Void> first = tls.reload(servers);
+    applying.get(10, TimeUnit.SECONDS);
+    done(tls.reload(servers));
+    assertThat(handedOver).as("a tick while the first is applying").hasValue(1);
+
+    serversTookIt.complete();
+    done(first);
+    done(tls.reload(servers));
+    assertThat(handedOver).as("a tick after it: nothing new").hasValue(1);
+    assertThat(reloads(registry, "applied")).isEqualTo(1.0);
+    assertThat(reloads(registry, "failed")).isZero();
+  }
+
+  private static void done(Future<Void> reload) throws Exception {
+    reload.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static double reloads(SimpleMeterRegistry registry, String outcome) {
+    return registry.get(BridgeMetrics.HTTP_TLS_RELOADS).tag("outcome", outcome).counter().count();
   }
 
   private static Map<String, String> pem(Path certificate, Path key) {
