@@ -3,6 +3,8 @@ package dev.turnstile.topology.adapter.streams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.schemas.DeviceEvent;
+import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.OccurredAt;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.Sha256;
 import dev.turnstile.schemas.StrictJson;
@@ -11,6 +13,7 @@ import dev.turnstile.topology.domain.dedup.FirstSeen;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.OffsetDateTime;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -57,7 +60,8 @@ final class DeviceEventReader {
         // parsing a timestamp is the dearest part of reading an event.
         object.remove("receivedAt");
       }
-      event = StrictJson.senders().treeToValue(tree, DeviceEvent.class);
+      DeviceEvent plain = tree instanceof ObjectNode object ? plain(object) : null;
+      event = plain != null ? plain : StrictJson.senders().treeToValue(tree, DeviceEvent.class);
     } catch (StrictJson.MalformedJsonException e) {
       throw malformed(e.getMessage());
     }
@@ -75,6 +79,69 @@ final class DeviceEventReader {
           "the record's ce_id " + eventId + " is not the event's eventId " + event.eventId());
     }
     return new Read(event, record.value(), fingerprint);
+  }
+
+  /**
+   * The event of a tree of the plain shape the bridge writes (every field absent or a string, the
+   * time in {@link OccurredAt#parseCanonical}'s shape, {@code attributes} absent or an object),
+   * mapped field by field; null for a tree of any other shape, which the contract mapping then
+   * reads, so both give the same event and the same refusals. Mapping through databind cost more
+   * than everything else an event costs to read.
+   */
+  static DeviceEvent plain(ObjectNode object) {
+    JsonNode attributes = object.get("attributes");
+    if (attributes != null && !attributes.isObject()) {
+      return null;
+    }
+    String deviceId;
+    String eventId;
+    String typeName;
+    String occurredAtText;
+    String sessionRef;
+    try {
+      deviceId = text(object, "deviceId");
+      eventId = text(object, "eventId");
+      typeName = text(object, "type");
+      occurredAtText = text(object, "occurredAt");
+      sessionRef = text(object, "sessionRef");
+    } catch (NotPlain e) {
+      return null;
+    }
+    DeviceEventType type = null;
+    if (typeName != null) {
+      type = DeviceEventType.named(typeName).orElse(null);
+      if (type == null) {
+        return null;
+      }
+    }
+    OffsetDateTime occurredAt = null;
+    if (occurredAtText != null) {
+      occurredAt = OccurredAt.parseCanonical(occurredAtText);
+      if (occurredAt == null) {
+        return null;
+      }
+    }
+    return new DeviceEvent(deviceId, eventId, type, occurredAt, sessionRef, attributes, null);
+  }
+
+  /** A member that is not absent, null or a string: the tree is not of the plain shape. */
+  private static final class NotPlain extends Exception {
+    NotPlain() {
+      super(null, null, false, false);
+    }
+  }
+
+  private static final NotPlain NOT_PLAIN = new NotPlain();
+
+  private static String text(ObjectNode object, String name) throws NotPlain {
+    JsonNode node = object.get(name);
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.isTextual()) {
+      throw NOT_PLAIN;
+    }
+    return node.textValue();
   }
 
   /**
