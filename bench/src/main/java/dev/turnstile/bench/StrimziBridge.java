@@ -16,7 +16,7 @@ import java.util.List;
  * The Strimzi HTTP Bridge, the benchmark's side-by-side candidate, started from its own build (its
  * distribution folder: {@code libs/}, {@code config/}) on the JDK it needs (21 or newer), in its
  * own process against the benchmark's broker. Nothing of it is part of Turnstile: the harness only
- * runs what the user built (README: "Benchmarks").
+ * runs what the user built (docs/testing.md, "Benchmarks").
  *
  * <p>Configuration: producer only ({@code http.consumer.enabled=false}), {@code
  * kafka.producer.acks=all}, idempotence on, every other producer setting Strimzi's default; logs at
@@ -44,7 +44,8 @@ final class StrimziBridge implements AutoCloseable {
   static StrimziBridge start(Path home, String java, String bootstrap, Path workDir) {
     if (!Files.isDirectory(home.resolve("libs"))) {
       throw new IllegalArgumentException(
-          home + " is not a Strimzi HTTP Bridge distribution (no libs/ folder); see the README");
+          home
+              + " is not a Strimzi HTTP Bridge distribution (no libs/ folder); see docs/testing.md, \"Benchmarks\"");
     }
     int port = freePort();
     int management = freePort();

@@ -1,5 +1,20 @@
 package dev.turnstile.bridge;
 
+import static dev.turnstile.bridge.config.BridgeConfigModel.AUTH_CREDENTIALS_FILE;
+import static dev.turnstile.bridge.config.BridgeConfigModel.AUTH_JWT_JWKS_URI;
+import static dev.turnstile.bridge.config.BridgeConfigModel.DEVICE_MAX_CLOCK_SKEW_MS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.DEVICE_MIN_OCCURRED_AT;
+import static dev.turnstile.bridge.config.BridgeConfigModel.DUPLICATE_CACHE_SIZE;
+import static dev.turnstile.bridge.config.BridgeConfigModel.DUPLICATE_CACHE_TTL_MS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_EVENT_LOOPS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_HOST;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_PORT;
+import static dev.turnstile.bridge.config.BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.KAFKA_MAX_IN_FLIGHT;
+import static dev.turnstile.bridge.config.BridgeConfigModel.KAFKA_READINESS_INTERVAL_MS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.SHUTDOWN_TIMEOUT_MS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.TOPIC_PREFIX;
+
 import dev.turnstile.bridge.adapter.http.HttpBridgeServer;
 import dev.turnstile.bridge.adapter.http.ServerTls;
 import dev.turnstile.bridge.adapter.jsonschema.JsonSchemaBodyValidator;
@@ -17,6 +32,7 @@ import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceAuth;
 import dev.turnstile.bridge.config.BridgeConfig.DeviceJwt;
 import dev.turnstile.bridge.config.BridgeConfig.RateLimit;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.out.BodyValidator;
@@ -45,7 +61,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bridge's composition root: wires the Kafka publisher, the use cases, the HTTP server and,
- * when {@link BridgeConfig#SERVICEBUS_ENTITIES} is set, the Service Bus source. Used by {@link
+ * when {@link BridgeConfigModel#SERVICEBUS_ENTITIES} is set, the Service Bus source. Used by {@link
  * BridgeMain} and, in-process, by the local stack.
  */
 public final class BridgeApplication implements AutoCloseable {
@@ -89,16 +105,18 @@ public final class BridgeApplication implements AutoCloseable {
     LOG.info("starting the bridge with {}", config);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Clock clock = Clock.systemUTC();
-    String deviceTopic = TopicCatalogue.DEVICE_EVENTS_RAW.name(config.topicPrefix());
+    String deviceTopic = TopicCatalogue.DEVICE_EVENTS_RAW.name(config.get(TOPIC_PREFIX));
     KafkaReadinessProbe readiness =
         new KafkaReadinessProbe(
-            config.kafkaCommon(), config.readinessInterval(), new TopicWatch(topicsOf(config)));
+            config.kafkaCommon(),
+            config.get(KAFKA_READINESS_INTERVAL_MS),
+            new TopicWatch(topicsOf(config)));
     readiness.bindMetrics(registry);
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             config.producerProperties(),
-            config.ackTimeout(),
-            config.maxInFlight(),
+            config.get(KAFKA_ACK_TIMEOUT_MS),
+            config.get(KAFKA_MAX_IN_FLIGHT),
             clock,
             readiness::whyNotWritable);
     publisher.bindMetrics(registry);
@@ -109,9 +127,10 @@ public final class BridgeApplication implements AutoCloseable {
             deviceTopic,
             clock,
             metrics,
-            config.duplicateCacheSize(),
-            config.duplicateCacheTtl(),
-            new OccurredAtWindow(config.deviceMinOccurredAt(), config.deviceMaxClockSkew()));
+            config.get(DUPLICATE_CACHE_SIZE),
+            config.get(DUPLICATE_CACHE_TTL_MS),
+            new OccurredAtWindow(
+                config.get(DEVICE_MIN_OCCURRED_AT), config.get(DEVICE_MAX_CLOCK_SKEW_MS)));
     readiness.onRecreated(
         recreated -> {
           if (recreated.contains(deviceTopic)) {
@@ -127,7 +146,8 @@ public final class BridgeApplication implements AutoCloseable {
       publisher.close(Duration.ZERO);
       throw e;
     }
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.httpEventLoops()));
+    Vertx vertx =
+        Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.get(HTTP_EVENT_LOOPS)));
     try {
       ServerTls tls = ServerTls.load(vertx, config.tls(), metrics);
       if (access.readsCredentialsFile()) {
@@ -145,9 +165,9 @@ public final class BridgeApplication implements AutoCloseable {
       LOG.info(
           "bridge listening ({}) on {}:{} with {} event loops",
           tls == null ? "HTTP" : "HTTPS",
-          config.httpHost(),
+          config.get(HTTP_HOST),
           http.port(),
-          config.httpEventLoops());
+          config.get(HTTP_EVENT_LOOPS));
       BridgeApplication bridge =
           new BridgeApplication(config, vertx, registry, publisher, readiness, http, access);
       if (config.serviceBus() != null) {
@@ -170,7 +190,8 @@ public final class BridgeApplication implements AutoCloseable {
       readiness.close();
       publisher.close(Duration.ZERO);
       throw new IllegalStateException(
-          "the HTTP server did not start on " + config.httpHost() + ":" + config.httpPort(), e);
+          "the HTTP server did not start on " + config.get(HTTP_HOST) + ":" + config.get(HTTP_PORT),
+          e);
     }
   }
 
@@ -178,15 +199,15 @@ public final class BridgeApplication implements AutoCloseable {
    * Reads the credentials file when authentication is on; warns when authentication or the rate
    * limits are off.
    *
-   * @throws InvalidConfigurationException naming {@link BridgeConfig#AUTH_CREDENTIALS_FILE} when
-   *     the file cannot be read or holds an invalid line, or {@link BridgeConfig#AUTH_JWT_JWKS_URI}
-   *     when the JWK set cannot be fetched
+   * @throws InvalidConfigurationException naming {@link BridgeConfigModel#AUTH_CREDENTIALS_FILE}
+   *     when the file cannot be read or holds an invalid line, or {@link
+   *     BridgeConfigModel#AUTH_JWT_JWKS_URI} when the JWK set cannot be fetched
    */
   private static AuthorizeDeviceRequestService deviceAccess(DeviceAuth auth, RateLimit rate) {
     if (!rate.enabled()) {
       LOG.warn(
           "device rate limits are OFF ({}=0): one device can take all of the bridge",
-          BridgeConfig.RATE_LIMIT_REQUESTS_PER_SECOND);
+          BridgeConfigModel.RATE_LIMIT_REQUESTS_PER_SECOND);
     }
     DeviceRateLimits limits =
         rate.enabled()
@@ -196,7 +217,7 @@ public final class BridgeApplication implements AutoCloseable {
       LOG.warn(
           "device authentication is OFF ({}=false): anyone who reaches the HTTP port can write"
               + " events for any device",
-          BridgeConfig.AUTH_ENABLED);
+          BridgeConfigModel.AUTH_ENABLED);
       return new AuthorizeDeviceRequestService(null, limits);
     }
     DeviceCredentialsFile file = null;
@@ -204,7 +225,7 @@ public final class BridgeApplication implements AutoCloseable {
       try {
         file = DeviceCredentialsFile.load(auth.credentialsFile());
       } catch (IllegalArgumentException e) {
-        throw InvalidConfigurationException.of(BridgeConfig.AUTH_CREDENTIALS_FILE, e.getMessage());
+        throw InvalidConfigurationException.of(AUTH_CREDENTIALS_FILE, e.getMessage());
       }
       LOG.info(
           "device authentication on: {} credentials from {}",
@@ -218,7 +239,7 @@ public final class BridgeApplication implements AutoCloseable {
       try {
         keys = JsonWebKeys.fetch(jwt.jwksUri(), jwt.refreshInterval());
       } catch (IllegalArgumentException e) {
-        throw InvalidConfigurationException.of(BridgeConfig.AUTH_JWT_JWKS_URI, e.getMessage());
+        throw InvalidConfigurationException.of(AUTH_JWT_JWKS_URI, e.getMessage());
       }
       try {
         jwts =
@@ -253,11 +274,12 @@ public final class BridgeApplication implements AutoCloseable {
     for (var topic : TopicCatalogue.ALL) {
       if (topic.writtenBy().equals("bridge")) {
         specs.put(
-            topic.name(config.topicPrefix()), TopicSpec.of(topic, config.topicPrefix(), (short) 0));
+            topic.name(config.get(TOPIC_PREFIX)),
+            TopicSpec.of(topic, config.get(TOPIC_PREFIX), (short) 0));
       }
     }
     List<TopicSpec> used = new ArrayList<>();
-    used.add(specs.get(TopicCatalogue.DEVICE_EVENTS_RAW.name(config.topicPrefix())));
+    used.add(specs.get(TopicCatalogue.DEVICE_EVENTS_RAW.name(config.get(TOPIC_PREFIX))));
     if (config.serviceBus() != null) {
       for (ServiceBusConfig.Entity entity : config.serviceBus().entities()) {
         TopicSpec spec =
@@ -331,7 +353,7 @@ public final class BridgeApplication implements AutoCloseable {
    */
   @Override
   public void close() {
-    Duration timeout = config.shutdownTimeout();
+    Duration timeout = config.get(SHUTDOWN_TIMEOUT_MS);
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       http.shutdown(timeout)

@@ -176,7 +176,7 @@ class SecretsNotExposedIT {
         .contains("starting the bridge with")
         .contains("device authentication on")
         .contains("sasl.jaas.config = [hidden]")
-        .contains("keystorePassword=[hidden]")
+        .contains("bridge.http.tls.keystore-password=[hidden]")
         .contains("HTTPS key material not reloaded");
     assertThat(answers)
         .contains("turnstile_bridge_device_events_total")

@@ -269,8 +269,7 @@ final class FaultHarness {
   /**
    * Waits for the Service Bus queue to empty and the lag to reach 0, then for the expiries still
    * due: the last burst's deadline, and the topology's settling period after its last record (an
-   * idle partition's sessions expire up to that much late, see the README's "The rules and their
-   * clocks").
+   * idle partition's sessions expire up to that much late, see docs/design.md, "Clocks").
    */
   private void drain(Load load, ServiceBusDouble serviceBus, Throttle throttle) {
     if (!await(

@@ -51,7 +51,8 @@ class FaultHarnessIT {
             2,
             // Sessions expire 2 min after their Started arrived: longer than a fault here delays
             // processing, so an accepted Finished is never raced by its session's expiry (see the
-            // README on the settling period); a burst of 200 abandoned sessions 10 s into the load
+            // docs/design.md, "Clocks", on the settling period); a burst of 200 abandoned sessions
+            // 10 s into the load
             // and every minute after it expires while the faults go on, and gives the punctuation
             // kill an expiry to stop at.
             Duration.ofMinutes(2),

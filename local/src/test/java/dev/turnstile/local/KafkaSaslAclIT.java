@@ -186,7 +186,10 @@ class KafkaSaslAclIT {
         .isEmpty();
   }
 
-  /** Settings of a SCRAM-SHA-512 user, as the README's pass-through keys carry them. */
+  /**
+   * Settings of a SCRAM-SHA-512 user, as the pass-through keys of config/kafka-sasl-ssl.properties
+   * carry them.
+   */
   private static Map<String, String> scram(String user) {
     Map<String, String> client = new HashMap<>(kafka.clientSslProperties());
     client.putAll(

@@ -199,7 +199,7 @@ class KubernetesManifestsTest {
         int configured =
             container.getName().equals("topology")
                 ? topology(resources, container).httpPort()
-                : bridge(resources, container).httpPort();
+                : bridge(resources, container).get(BridgeConfigModel.HTTP_PORT);
         assertThat(port).as(where + " container port = configured HTTP port").isEqualTo(configured);
       }
     }
@@ -270,7 +270,8 @@ class KubernetesManifestsTest {
     Deployment bridge = deployment(resources, "turnstile-bridge");
     Container bridgeContainer = bridge.getSpec().getTemplate().getSpec().getContainers().get(0);
     long preStopMs = preStopSleepSeconds(bridgeContainer) * 1000;
-    long shutdownMs = bridge(resources, bridgeContainer).shutdownTimeout().toMillis();
+    long shutdownMs =
+        bridge(resources, bridgeContainer).get(BridgeConfigModel.SHUTDOWN_TIMEOUT_MS).toMillis();
     assertThat(bridge.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds() * 1000)
         .as("bridge: grace > preStop sleep + bridge.shutdown-timeout-ms")
         .isGreaterThan(preStopMs + shutdownMs);
@@ -351,7 +352,7 @@ class KubernetesManifestsTest {
             .getSpec()
             .getContainers()
             .get(0);
-    String prefix = bridge(resources, bridge).topicPrefix();
+    String prefix = bridge(resources, bridge).get(BridgeConfigModel.TOPIC_PREFIX);
 
     List<GenericKubernetesResource> topics = custom(resources, "KafkaTopic");
     Map<String, Map<String, Object>> specs = new HashMap<>();

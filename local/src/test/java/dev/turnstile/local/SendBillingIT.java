@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * The README's hand-run example: a station's {@code Started} and {@code Finished} over HTTP with
- * timestamps from the current time, then {@code ./turnstile send-billing} with the connection
- * string {@code up} prints; the settled session appears on {@code post-merge.v1}, and the
- * topology's queries answer what its topics say.
+ * The hand-run example of docs/http-api.md, "A session end to end": a station's {@code Started} and
+ * {@code Finished} over HTTP with timestamps from the current time, then {@code ./turnstile
+ * send-billing} with the connection string {@code up} prints; the settled session appears on {@code
+ * post-merge.v1}, and the topology's queries answer what its topics say.
  */
 class SendBillingIT {
 
@@ -116,7 +116,7 @@ class SendBillingIT {
                 Duration.ofSeconds(60)))
         .anySatisfy(r -> assertThat(corrected.test(r)).isTrue());
 
-    // The README's two queries: the topology's state says what its topics say.
+    // That example's two queries: the topology's state says what its topics say.
     List<ConsumerRecord<String, byte[]>> results =
         TopicReader.readUntil(
             stack.bootstrapServers(),

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The only place where Turnstile's topics are declared. Code, the README's topic table and the
- * Kubernetes topic manifests are derived from or checked against this list.
+ * The only place where Turnstile's topics are declared. Code, the topic table of docs/design.md and
+ * the Kubernetes topic manifests are derived from or checked against this list.
  */
 public final class TopicCatalogue {
 

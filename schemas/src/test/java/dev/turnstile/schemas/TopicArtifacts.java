@@ -9,35 +9,36 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the topic catalogue generates: the README's "## Topics" table and one Strimzi {@code
- * KafkaTopic} manifest per topic under {@code k8s/topics/}. {@link TopicCatalogueDriftTest} checks
- * both against {@link TopicCatalogue#ALL} and rewrites them when asked to (see {@link
- * #REGENERATE}).
+ * What the topic catalogue generates: the "## Topics" table of {@code docs/design.md} and one
+ * Strimzi {@code KafkaTopic} manifest per topic under {@code k8s/topics/}. {@link
+ * TopicCatalogueDriftTest} checks both against {@link TopicCatalogue#ALL} and rewrites them when
+ * asked to (see {@link #REGENERATE}).
  */
 final class TopicArtifacts {
 
   static final String REGENERATE =
       "./mvnw -B -q test -pl schemas -Dtest=TopicCatalogueDriftTest -Dturnstile.regenerate=true";
-  static final String README_SECTION = "## Topics";
+  static final String PAGE = "docs/design.md";
+  static final String SECTION = "## Topics";
   static final String TABLE_HEADER =
       "| topic | partitions | key | value schema | retention | cleanup | written by |";
   static final String STRIMZI_CLUSTER = "turnstile";
 
   private TopicArtifacts() {}
 
-  /** The README's topic table, header and separator included, one row per catalogued topic. */
-  static List<String> readmeTable() {
+  /** The page's topic table, header and separator included, one row per catalogued topic. */
+  static List<String> table() {
     List<String> lines = new ArrayList<>();
     lines.add(TABLE_HEADER);
     lines.add("| --- | --- | --- | --- | --- | --- | --- |");
     for (Topic topic : TopicCatalogue.ALL) {
-      lines.add("| " + String.join(" | ", readmeCells(topic)) + " |");
+      lines.add("| " + String.join(" | ", cells(topic)) + " |");
     }
     return lines;
   }
 
   /** The row's cells in {@link #TABLE_HEADER} order. */
-  static List<String> readmeCells(Topic topic) {
+  static List<String> cells(Topic topic) {
     return List.of(
         "`" + topic.baseName() + "`",
         Integer.toString(topic.partitions()),
@@ -120,16 +121,16 @@ final class TopicArtifacts {
     return text.toString();
   }
 
-  /** Rewrites the README's table and every manifest from the catalogue. */
+  /** Rewrites the page's table and every manifest from the catalogue. */
   static void regenerate(Path repository) throws IOException {
-    Path readme = repository.resolve("README.md");
-    List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+    Path page = repository.resolve(PAGE);
+    List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
     int start = tableStart(lines);
     int end = tableEnd(lines, start);
     List<String> updated = new ArrayList<>(lines.subList(0, start));
-    updated.addAll(readmeTable());
+    updated.addAll(table());
     updated.addAll(lines.subList(end, lines.size()));
-    Files.write(readme, updated, StandardCharsets.UTF_8);
+    Files.write(page, updated, StandardCharsets.UTF_8);
     for (Topic topic : TopicCatalogue.ALL) {
       Path file = manifestPath(repository, topic);
       Files.createDirectories(file.getParent());
@@ -140,16 +141,16 @@ final class TopicArtifacts {
 
   /** Index of the table's first line: the first table line after the "## Topics" heading. */
   static int tableStart(List<String> lines) {
-    int heading = lines.indexOf(README_SECTION);
+    int heading = lines.indexOf(SECTION);
     if (heading < 0) {
-      throw new IllegalStateException("README.md has no '" + README_SECTION + "' section");
+      throw new IllegalStateException(PAGE + " has no '" + SECTION + "' section");
     }
     for (int i = heading + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
       if (lines.get(i).startsWith("|")) {
         return i;
       }
     }
-    throw new IllegalStateException("README.md's '" + README_SECTION + "' section has no table");
+    throw new IllegalStateException(PAGE + "'s '" + SECTION + "' section has no table");
   }
 
   /** Index just past the table that starts at {@code start}. */

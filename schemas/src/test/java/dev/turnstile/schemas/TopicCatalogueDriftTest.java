@@ -21,11 +21,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link TopicCatalogue#ALL} is the single source: the README's topic table and the Strimzi
- * manifests under {@code k8s/topics/} must say what it says. Each difference is reported with the
- * topic, the field, both values and the command that regenerates the files ({@link
- * TopicArtifacts#REGENERATE}); that command, {@code -Dturnstile.regenerate=true}, rewrites them
- * instead of checking.
+ * {@link TopicCatalogue#ALL} is the single source: the topic table of {@code docs/design.md} and
+ * the Strimzi manifests under {@code k8s/topics/} must say what it says. Each difference is
+ * reported with the topic, the field, both values and the command that regenerates the files
+ * ({@link TopicArtifacts#REGENERATE}); that command, {@code -Dturnstile.regenerate=true}, rewrites
+ * them instead of checking.
  */
 class TopicCatalogueDriftTest {
 
@@ -40,13 +40,13 @@ class TopicCatalogueDriftTest {
   }
 
   @Test
-  void theReadmeTopicTableMatchesTheCatalogue() throws IOException {
+  void theDesignPageTopicTableMatchesTheCatalogue() throws IOException {
     List<String> lines =
-        Files.readAllLines(REPOSITORY.resolve("README.md"), StandardCharsets.UTF_8);
+        Files.readAllLines(REPOSITORY.resolve(TopicArtifacts.PAGE), StandardCharsets.UTF_8);
     int start = TopicArtifacts.tableStart(lines);
     List<String> table = lines.subList(start, TopicArtifacts.tableEnd(lines, start));
 
-    assertThat(readmeDrift(table)).as(howToFix("README.md")).isEmpty();
+    assertThat(tableDrift(table)).as(howToFix(TopicArtifacts.PAGE)).isEmpty();
   }
 
   @Test
@@ -72,9 +72,9 @@ class TopicCatalogueDriftTest {
 
   @Test
   void theDriftCheckNamesTheTopicAndTheField() {
-    List<String> table = new ArrayList<>(TopicArtifacts.readmeTable());
+    List<String> table = new ArrayList<>(TopicArtifacts.table());
     table.set(2, table.get(2).replace("| 6 |", "| 12 |"));
-    assertThat(readmeDrift(table))
+    assertThat(tableDrift(table))
         .containsExactly(
             "device-events.raw.v1: column 'partitions' reads '12', catalogue says '6'");
 
@@ -93,7 +93,7 @@ class TopicCatalogueDriftTest {
   }
 
   /** One message per differing cell, missing row or extra row. */
-  static List<String> readmeDrift(List<String> table) {
+  static List<String> tableDrift(List<String> table) {
     List<String> drift = new ArrayList<>();
     if (!table.get(0).equals(TopicArtifacts.TABLE_HEADER)) {
       drift.add("header reads '" + table.get(0) + "', expected '" + TopicArtifacts.TABLE_HEADER);
@@ -110,7 +110,7 @@ class TopicCatalogueDriftTest {
         drift.add(topic.baseName() + ": no row in the table");
         continue;
       }
-      List<String> expected = TopicArtifacts.readmeCells(topic);
+      List<String> expected = TopicArtifacts.cells(topic);
       for (int i = 1; i < expected.size(); i++) {
         String cell = i < actual.size() ? actual.get(i) : "";
         if (!cell.equals(expected.get(i))) {

@@ -6,6 +6,7 @@ import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
 import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
+import dev.turnstile.topology.config.StreamsProperties;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -131,38 +132,17 @@ public final class TopologyApplication implements AutoCloseable {
     return app;
   }
 
-  /** The Kafka Streams configuration Turnstile runs with; overrides come last. */
+  /** The classes of the Kafka Streams adapter that the topology plugs into Kafka Streams. */
+  static final StreamsProperties.Plugins PLUGINS =
+      new StreamsProperties.Plugins(
+          BoundedMemoryRocksDbConfig.class,
+          RejectingExceptionHandler.class,
+          UsableTimestampExtractor.class);
+
+  /** The Kafka Streams configuration Turnstile runs with, as {@link StreamsProperties} computes. */
   public static Properties streamsProperties(TopologyConfig config) {
-    Properties p = new Properties();
-    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toString());
-    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.numStreamThreads());
-    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, config.numStandbyReplicas());
-    p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-    // The classic protocol: the streams rebalance protocol lacks warm-ups and the HA assignor.
-    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "classic");
-    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class);
-    // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
-    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-    // Nothing a sender controls may stop a stream thread: what a stage cannot handle becomes a
-    // rejected-events.v1 record in the same transaction, and unusable timestamps are replaced.
-    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
-    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, RejectingExceptionHandler.class);
-    p.put(
-        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-        RejectingExceptionHandler.class);
+    Properties p = StreamsProperties.of(config, PLUGINS);
     p.put(RejectingExceptionHandler.REJECTED_TOPIC, config.topic(TopicCatalogue.REJECTED_EVENTS));
-    p.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, UsableTimestampExtractor.class);
-    // Not transactional state stores, though RestoreTimeBenchmark measured them ~8x faster with a
-    // clean restart that keeps its state: in Kafka 4.4 reading their uncommitted-bytes metric
-    // while a store closes (shutdown, rebalance) crashed the JVM (SIGSEGV in
-    // WriteBatch.getDataSize, seen under a metrics scrape). Overridable per deployment with
-    // kafka.streams.enable.transactional.statestores=true.
-    // The model refuses overrides of the keys above that exactly-once depends on.
-    p.putAll(config.kafkaCommon());
-    p.putAll(config.streamsOverrides());
     return p;
   }
 

@@ -3,34 +3,35 @@ package dev.turnstile.bridge.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.runtime.config.ConfigDocs;
-import dev.turnstile.runtime.config.ReadmeBlock;
+import dev.turnstile.runtime.config.GeneratedBlock;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's bridge configuration tables are generated from {@link BridgeConfigModel#MODEL}, and
- * the example files in {@code config/} are valid for it. {@code -Dturnstile.regenerate=true}
- * rewrites the tables instead of checking them.
+ * The bridge configuration tables of {@code docs/configuration.md} are generated from {@link
+ * BridgeConfigModel#MODEL}, and the example files in {@code config/} are valid for it. {@code
+ * -Dturnstile.regenerate=true} rewrites the tables instead of checking them.
  */
 class BridgeConfigDocsTest {
 
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final String PAGE = "docs/configuration.md";
   static final String BLOCK = "bridge configuration";
   static final String REGENERATE =
       "./mvnw -B -q -pl bridge -am verify -DskipITs -Dtest=BridgeConfigDocsTest"
           + " -Dsurefire.failIfNoSpecifiedTests=false -Dturnstile.regenerate=true";
 
   @Test
-  void theReadmeTablesAreTheModels() throws Exception {
-    Path readme = REPOSITORY.resolve("README.md");
+  void theConfigurationPageTablesAreTheModels() throws Exception {
+    Path page = REPOSITORY.resolve(PAGE);
     List<String> generated = ConfigDocs.markdown(BridgeConfigModel.MODEL);
     if (Boolean.getBoolean("turnstile.regenerate")) {
-      ReadmeBlock.write(readme, BLOCK, generated);
+      GeneratedBlock.write(page, BLOCK, generated);
     }
-    assertThat(ReadmeBlock.read(readme, BLOCK))
-        .as("README.md's bridge configuration drifted from BridgeConfigModel; run " + REGENERATE)
+    assertThat(GeneratedBlock.read(page, BLOCK))
+        .as(PAGE + "'s bridge configuration drifted from BridgeConfigModel; run " + REGENERATE)
         .containsExactlyElementsOf(generated);
   }
 
@@ -38,7 +39,7 @@ class BridgeConfigDocsTest {
   void theExampleFilesLoadAsTheyAre() {
     BridgeConfig plain =
         BridgeConfigLoader.load(REPOSITORY.resolve("config/bridge.properties"), Map.of());
-    assertThat(plain.bootstrapServers()).isNotBlank();
+    assertThat(plain.get(BridgeConfigModel.KAFKA_BOOTSTRAP_SERVERS)).isNotBlank();
     assertThat(plain.serviceBus()).isNotNull();
 
     BridgeConfig secured =

@@ -34,9 +34,9 @@ class BridgeConfigLoaderTest {
                 "TURNSTILE_KAFKA_PRODUCER_LINGER_MS", "20",
                 "OTHER_VARIABLE", "ignored"));
 
-    assertThat(config.httpPort()).isEqualTo(9001);
-    assertThat(config.bodyLimitBytes()).isEqualTo(2000);
-    assertThat(config.bootstrapServers()).isEqualTo("file:9092");
+    assertThat(config.get(BridgeConfigModel.HTTP_PORT)).isEqualTo(9001);
+    assertThat(config.get(BridgeConfigModel.HTTP_BODY_LIMIT_BYTES)).isEqualTo(2000);
+    assertThat(config.get(BridgeConfigModel.KAFKA_BOOTSTRAP_SERVERS)).isEqualTo("file:9092");
     assertThat(config.producerProperties())
         .containsEntry("bootstrap.servers", "file:9092")
         .containsEntry("batch.size", "1234")
@@ -49,12 +49,13 @@ class BridgeConfigLoaderTest {
         BridgeConfigLoader.fromMap(
             Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
 
-    assertThat(config.httpHost()).isEqualTo("0.0.0.0");
-    assertThat(config.httpPort()).isEqualTo(8080);
-    assertThat(config.topicPrefix()).isEmpty();
-    assertThat(config.bodyLimitBytes()).isEqualTo(65_536);
-    assertThat(config.ackTimeout()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(config.maxInFlight()).isEqualTo(10_000);
+    assertThat(config.get(BridgeConfigModel.HTTP_HOST)).isEqualTo("0.0.0.0");
+    assertThat(config.get(BridgeConfigModel.HTTP_PORT)).isEqualTo(8080);
+    assertThat(config.get(BridgeConfigModel.TOPIC_PREFIX)).isEmpty();
+    assertThat(config.get(BridgeConfigModel.HTTP_BODY_LIMIT_BYTES)).isEqualTo(65_536);
+    assertThat(config.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS))
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.get(BridgeConfigModel.KAFKA_MAX_IN_FLIGHT)).isEqualTo(10_000);
   }
 
   @Test
@@ -124,7 +125,7 @@ class BridgeConfigLoaderTest {
                         "k:9092",
                         "bridge.auth.credentials-file",
                         "creds"))
-                .httpEventLoops())
+                .get(BridgeConfigModel.HTTP_EVENT_LOOPS))
         .isEqualTo(Runtime.getRuntime().availableProcessors());
     assertThat(
             BridgeConfigLoader.load(
@@ -133,7 +134,7 @@ class BridgeConfigLoaderTest {
                         "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
                         "TURNSTILE_BRIDGE_AUTH_ENABLED", "false",
                         "TURNSTILE_BRIDGE_HTTP_EVENT_LOOPS", "3"))
-                .httpEventLoops())
+                .get(BridgeConfigModel.HTTP_EVENT_LOOPS))
         .isEqualTo(3);
     assertThatThrownBy(
             () ->
@@ -153,8 +154,8 @@ class BridgeConfigLoaderTest {
     var defaults =
         BridgeConfigLoader.fromMap(
             Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
-    assertThat(defaults.batchMaxEvents()).isEqualTo(1_000);
-    assertThat(defaults.batchBodyLimitBytes()).isEqualTo(1_048_576);
+    assertThat(defaults.get(BridgeConfigModel.HTTP_BATCH_MAX_EVENTS)).isEqualTo(1_000);
+    assertThat(defaults.get(BridgeConfigModel.HTTP_BATCH_BODY_LIMIT_BYTES)).isEqualTo(1_048_576);
     assertThatThrownBy(
             () ->
                 BridgeConfigLoader.fromMap(
@@ -209,8 +210,10 @@ class BridgeConfigLoaderTest {
     BridgeConfig defaults =
         BridgeConfigLoader.fromMap(
             Map.of("kafka.bootstrap.servers", "k:9092", "bridge.auth.credentials-file", "creds"));
-    assertThat(defaults.deviceMinOccurredAt()).isEqualTo(Instant.parse("2000-01-01T00:00:00Z"));
-    assertThat(defaults.deviceMaxClockSkew()).isEqualTo(Duration.ofDays(1));
+    assertThat(defaults.get(BridgeConfigModel.DEVICE_MIN_OCCURRED_AT))
+        .isEqualTo(Instant.parse("2000-01-01T00:00:00Z"));
+    assertThat(defaults.get(BridgeConfigModel.DEVICE_MAX_CLOCK_SKEW_MS))
+        .isEqualTo(Duration.ofDays(1));
 
     BridgeConfig set =
         BridgeConfigLoader.load(
@@ -224,8 +227,10 @@ class BridgeConfigLoaderTest {
                 "2010-01-01T01:00:00+01:00",
                 "TURNSTILE_BRIDGE_DEVICE_MAX_CLOCK_SKEW_MS",
                 "60000"));
-    assertThat(set.deviceMinOccurredAt()).isEqualTo(Instant.parse("2010-01-01T00:00:00Z"));
-    assertThat(set.deviceMaxClockSkew()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(set.get(BridgeConfigModel.DEVICE_MIN_OCCURRED_AT))
+        .isEqualTo(Instant.parse("2010-01-01T00:00:00Z"));
+    assertThat(set.get(BridgeConfigModel.DEVICE_MAX_CLOCK_SKEW_MS))
+        .isEqualTo(Duration.ofMinutes(1));
 
     assertThatThrownBy(
             () ->
@@ -280,6 +285,7 @@ class BridgeConfigLoaderTest {
                 + " kafka.producer.linger.ms?");
   }
 
+  /** Per-key problems and the rules between keys (here: no device credentials) together. */
   @Test
   void everyProblemIsReportedAtOnce() {
     assertThatThrownBy(
@@ -294,6 +300,11 @@ class BridgeConfigLoaderTest {
             e ->
                 assertThat(e.problems())
                     .containsExactly(
+                        "bridge.auth.credentials-file: must be set while bridge.auth.enabled is"
+                            + " true (the default), unless bridge.auth.jwt.jwks-uri is: the file"
+                            + " of device credentials (`turnstile device-token` makes them); set"
+                            + " bridge.auth.enabled=false to accept unauthenticated device"
+                            + " requests",
                         "bridge.http.port: invalid value '70000': Value must be no more than"
                             + " 65535",
                         "bridge.kafka.ack-timeout-ms: invalid value 'soon': Not a number of type"
@@ -301,6 +312,34 @@ class BridgeConfigLoaderTest {
                         "kafka.bootstrap.servers: is required",
                         "kafka.producer.batch.size: invalid value 'big': Not a number of type"
                             + " INT"));
+  }
+
+  /** The rules between keys do not stop at the first one broken (issue 23). */
+  @Test
+  void everyBrokenRuleBetweenKeysIsReportedTogether() {
+    Map<String, String> values = new java.util.HashMap<>();
+    values.put("kafka.bootstrap.servers", "k:9092");
+    values.put("bridge.http.idle-timeout-ms", "5000");
+    values.put("bridge.http.batch.max-events", "20000");
+    values.put("bridge.http.tls.enabled", "true");
+    values.put("bridge.auth.jwt.jwks-uri", "https://idp.example/jwks.json");
+    values.put("bridge.servicebus.entities", "billing");
+    values.put("bridge.servicebus.namespace", "ns.servicebus.windows.net");
+    values.put("bridge.servicebus.entity.billing.queue", "billing");
+    values.put("bridge.servicebus.entity.billing.max-auto-lock-renew-ms", "15000");
+    assertThatThrownBy(() -> BridgeConfigLoader.fromMap(values))
+        .isInstanceOfSatisfying(
+            InvalidConfigurationException.class,
+            e ->
+                assertThat(e.problems())
+                    .extracting(problem -> problem.substring(0, problem.indexOf(':')))
+                    .containsExactly(
+                        "bridge.auth.jwt.audience",
+                        "bridge.auth.jwt.issuer",
+                        "bridge.http.batch.max-events",
+                        "bridge.http.idle-timeout-ms",
+                        "bridge.http.tls.certificate-file",
+                        "bridge.servicebus.settle-timeout-ms"));
   }
 
   /** Issue 8 case 9: nothing may weaken acks=all or idempotence, whatever prefix it comes by. */

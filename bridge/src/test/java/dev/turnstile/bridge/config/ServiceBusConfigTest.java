@@ -88,7 +88,8 @@ class ServiceBusConfigTest {
         .hasMessageContaining("bridge.servicebus.settle-timeout-ms");
 
     values.put("bridge.shutdown-timeout-ms", "15000");
-    assertThat(BridgeConfigLoader.fromMap(values).shutdownTimeout()).hasSeconds(15);
+    assertThat(BridgeConfigLoader.fromMap(values).get(BridgeConfigModel.SHUTDOWN_TIMEOUT_MS))
+        .hasSeconds(15);
   }
 
   @Test
@@ -117,7 +118,7 @@ class ServiceBusConfigTest {
         .isEqualTo("bridge.servicebus.connection-string");
     assertThat(BridgeConfigLoader.fromMap(oneQueue()).toString())
         .doesNotContain("SharedAccessKey")
-        .contains("connectionString=[hidden]");
+        .contains("bridge.servicebus.connection-string=[hidden]");
   }
 
   private static Map<String, String> base() {

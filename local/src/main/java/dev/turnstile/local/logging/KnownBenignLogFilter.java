@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * Drops the WARN and ERROR lines that are known to be benign, so that stderr of {@code ./turnstile
  * demo|up} shows problems only. Each rule names a logger and a text the line (or its exception)
- * must contain; everything else from the same logger still passes. The README lists the same
- * messages and why each is benign ("Logs").
+ * must contain; everything else from the same logger still passes. docs/operations.md lists the
+ * same messages and why each is benign ("Logs").
  */
 public final class KnownBenignLogFilter extends Filter<ILoggingEvent> {
 
@@ -23,7 +23,7 @@ public final class KnownBenignLogFilter extends Filter<ILoggingEvent> {
    *
    * @param logger the logger's name, or a prefix of it ending in {@code .}
    * @param text text the formatted message, or the class name or message of its exception, contains
-   * @param why one line for the README
+   * @param why one line for docs/operations.md
    */
   record Benign(String logger, String text, String why) {
     boolean matches(ILoggingEvent event) {

@@ -91,8 +91,7 @@ public final class ProcessCommandLine<T> {
         .usageMessage()
         .footer(
             "",
-            "Configuration keys, their defaults and valid values: README.md, section"
-                + " \"Configuration\".",
+            "Configuration keys, their defaults and valid values: docs/configuration.md.",
             "Exit codes: 143 stopped by SIGTERM (after draining), 1 failed while running, 2 bad command line or"
                 + " configuration, 3 topics missing or not as the catalogue declares.");
     try {

@@ -9,9 +9,10 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * The README's configuration tables, generated from a {@link ConfigModel}: one table per group of
- * keys, one per {@link Template}, one for the pass-through prefixes. A test in each process
- * compares them with the README and rewrites them on request.
+ * The configuration tables of {@code docs/configuration.md}, generated from a {@link ConfigModel}:
+ * one table per group of keys, one per {@link Template}, one for the pass-through prefixes. A test
+ * in each process compares them with that page's {@link GeneratedBlock} and rewrites them on
+ * request.
  */
 public final class ConfigDocs {
 
@@ -88,7 +89,14 @@ public final class ConfigDocs {
   }
 
   static String defaultValue(ConfigDef.ConfigKey key) {
-    Object value = key.defaultValue;
+    return cell(key, key.defaultValue);
+  }
+
+  /**
+   * A value of {@code key} as the default column writes it: {@code required}, {@code unset}, a
+   * string in backticks, milliseconds with their whole unit.
+   */
+  public static String cell(ConfigDef.ConfigKey key, Object value) {
     if (value == ConfigDef.NO_DEFAULT_VALUE) {
       return "required";
     }
@@ -103,6 +111,18 @@ public final class ConfigDocs {
       return human == null ? millis.toString() : millis + " (" + human + ")";
     }
     return String.valueOf(value);
+  }
+
+  /** Reads generated tables back: each key's default column, by key as the table writes it. */
+  public static Map<String, String> documentedDefaults(List<String> markdown) {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (String line : markdown) {
+      String[] cells = line.split(" \\| ");
+      if (line.startsWith("| `") && cells.length >= 5) {
+        defaults.put(cells[0].substring(3, cells[0].length() - 1), cells[2]);
+      }
+    }
+    return defaults;
   }
 
   /** {@code 604800000} as {@code 7 d}, for whole days, hours, minutes or seconds. */

@@ -21,20 +21,32 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * One process's configuration: every key declared once on a Kafka {@link ConfigDef} (name, type,
- * default, validator, documentation; {@link ConfigDef.Type#PASSWORD} for secrets), families of
- * per-instance keys ({@link Template}), and prefixes handed to Kafka clients ({@link PassThrough}).
+ * One process's configuration: every key declared once as a {@link Setting} (name, type, default,
+ * validator, documentation; {@link ConfigDef.Type#PASSWORD} for secrets) in its {@link Keys},
+ * families of per-instance keys ({@link Template}), prefixes handed to Kafka clients ({@link
+ * PassThrough}), and the {@link Rule}s between keys.
  *
- * <p>Sources: a properties file, then environment variables, which win. {@code TURNSTILE_<KEY>}
- * sets a key: upper case, {@code .} and {@code -} written {@code _} ({@code TURNSTILE_TOPIC_PREFIX}
- * sets {@code topic.prefix}); under a pass-through prefix the rest is lower-cased with {@code _} as
+ * <p>Sources: properties files, then environment variables, which win. {@code TURNSTILE_<KEY>} sets
+ * a key: upper case, {@code .} and {@code -} written {@code _} ({@code TURNSTILE_TOPIC_PREFIX} sets
+ * {@code topic.prefix}); under a pass-through prefix the rest is lower-cased with {@code _} as
  * {@code .} ({@code TURNSTILE_KAFKA_SASL_JAAS_CONFIG} sets {@code kafka.sasl.jaas.config}).
  *
- * <p>Every key is checked at start-up and every problem is reported at once: an unknown key (with
- * the nearest known one), a value of the wrong type or out of range, a missing required key, a
- * pass-through key the process fixes itself. Secrets are never echoed.
+ * <p>Every key is checked at start-up and every problem is reported at once, each naming its key:
+ * an unknown key (with the nearest known one), a value of the wrong type or out of range, a missing
+ * required key, a pass-through key the process fixes itself, and each rule between keys broken (a
+ * rule is left out while a key it reads has a problem of its own). Secrets and the user info of
+ * URLs are never echoed.
  */
 public final class ConfigModel {
+
+  /**
+   * A rule between keys: reads checked values through {@code settings} and adds one line per
+   * problem, {@code <key>: <what is wrong>}.
+   */
+  @FunctionalInterface
+  public interface Rule {
+    void check(Settings settings, List<String> problems);
+  }
 
   /** Prefix of the environment variables that set keys. */
   public static final String ENV_PREFIX = "TURNSTILE_";
@@ -48,27 +60,29 @@ public final class ConfigModel {
   private final ConfigDef keys;
   private final List<Template> templates;
   private final List<PassThrough> passThroughs;
+  private final List<Rule> rules;
 
   /**
    * @param program the command's name, for messages ({@code turnstile-bridge})
-   * @param keys every fixed key
-   * @param templates per-instance key families
+   * @param keys every key, declared
    * @param passThroughs client prefixes; a key matches the longest prefix it starts with
+   * @param rules between keys, checked once every key is
    */
-  public ConfigModel(
-      String program, ConfigDef keys, List<Template> templates, List<PassThrough> passThroughs) {
+  public ConfigModel(String program, Keys keys, List<PassThrough> passThroughs, List<Rule> rules) {
     this.program = program;
-    this.keys = keys;
-    this.templates = List.copyOf(templates);
+    this.keys = keys.definitions();
+    this.templates = keys.templates();
     List<PassThrough> sorted = new ArrayList<>(passThroughs);
     sorted.sort(Comparator.comparingInt((PassThrough p) -> p.prefix().length()).reversed());
     this.passThroughs = List.copyOf(sorted);
+    this.rules = List.copyOf(rules);
   }
 
   public String program() {
     return program;
   }
 
+  /** Every key's definition, as the documentation is generated from. */
   public ConfigDef keys() {
     return keys;
   }
@@ -121,7 +135,10 @@ public final class ConfigModel {
   private Settings parse(Map<String, String> raw, List<String> problems) {
     Map<String, Object> parsed = new TreeMap<>();
     for (ConfigDef.ConfigKey key : keys.configKeys().values()) {
-      value(key, key.name, raw.get(key.name), problems).ifPresent(v -> parsed.put(key.name, v));
+      Object value = value(key, key.name, raw.get(key.name), problems);
+      if (value != FAILED) {
+        parsed.put(key.name, value);
+      }
     }
     Map<String, Map<String, Map<String, Object>>> instances = new LinkedHashMap<>();
     Map<Template, Set<String>> listed = new LinkedHashMap<>();
@@ -154,21 +171,36 @@ public final class ConfigModel {
         Map<String, Object> values =
             instances.get(template.prefix()).computeIfAbsent(instance, n -> new TreeMap<>());
         for (ConfigDef.ConfigKey key : template.keys().configKeys().values()) {
-          if (!values.containsKey(key.name)) {
-            String full = template.prefix() + instance + "." + key.name;
-            value(key, full, null, problems).ifPresent(v -> values.put(key.name, v));
+          String full = template.prefix() + instance + "." + key.name;
+          if (!values.containsKey(key.name) && !raw.containsKey(full)) {
+            Object value = value(key, full, null, problems);
+            if (value != FAILED) {
+              values.put(key.name, value);
+            }
           }
         }
       }
     }
-    if (!problems.isEmpty()) {
-      throw new InvalidConfigurationException(problems.stream().sorted().toList());
+    Settings settings = new Settings(this, parsed, raw.keySet(), instances, passed);
+    for (Rule rule : rules) {
+      try {
+        rule.check(settings, problems);
+      } catch (Settings.Unavailable e) {
+        // A key the rule reads has a problem of its own, reported above.
+      }
     }
-    Set<String> explicit = new TreeSet<>(raw.keySet());
-    return new Settings(this, parsed, explicit, instances, passed);
+    if (!problems.isEmpty()) {
+      throw new InvalidConfigurationException(
+          problems.stream().map(ConfigModel::withoutUserInfo).sorted().toList());
+    }
+    return settings;
   }
 
-  private java.util.Optional<Object> value(
+  /** What {@link #value} gives for a key with a problem, which it adds to {@code problems}. */
+  private static final Object FAILED = new Object();
+
+  /** The typed value of {@code text}, the default when unset, or {@link #FAILED}. */
+  private static Object value(
       ConfigDef.ConfigKey key, String fullName, String text, List<String> problems) {
     boolean unset =
         text == null
@@ -178,19 +210,19 @@ public final class ConfigModel {
     if (unset) {
       if (key.defaultValue == ConfigDef.NO_DEFAULT_VALUE) {
         problems.add(fullName + ": is required");
-        return java.util.Optional.empty();
+        return FAILED;
       }
-      return java.util.Optional.ofNullable(key.defaultValue);
+      return key.defaultValue;
     }
     try {
       Object parsed = ConfigDef.parseType(fullName, text.trim(), key.type);
       if (key.validator != null) {
         key.validator.ensureValid(fullName, parsed);
       }
-      return java.util.Optional.ofNullable(parsed);
+      return parsed;
     } catch (ConfigException e) {
       problems.add(fullName + ": " + invalid(key, text, e));
-      return java.util.Optional.empty();
+      return FAILED;
     }
   }
 
@@ -200,8 +232,12 @@ public final class ConfigModel {
     String why =
         message.startsWith("Invalid value") && detail > 0 ? message.substring(detail + 2) : message;
     String shown = key.type == ConfigDef.Type.PASSWORD ? "(hidden)" : "'" + text.trim() + "'";
-    // The whole problem, as validators may quote the value in their reason too.
-    return URL_USER_INFO.matcher("invalid value " + shown + ": " + why).replaceAll("$1(hidden)@");
+    return "invalid value " + shown + ": " + why;
+  }
+
+  /** The whole problem, as validators and rules may quote values in their reasons too. */
+  private static String withoutUserInfo(String problem) {
+    return URL_USER_INFO.matcher(problem).replaceAll("$1(hidden)@");
   }
 
   /** The user info of a URL ({@code scheme://user:password@host}), never echoed in a problem. */
@@ -252,13 +288,13 @@ public final class ConfigModel {
           name + ": '" + instance + "' is not listed in " + template.listKey() + " " + listed);
       return;
     }
-    value(key, name, value, problems)
-        .ifPresent(
-            v ->
-                instances
-                    .get(template.prefix())
-                    .computeIfAbsent(instance, n -> new TreeMap<>())
-                    .put(keyName, v));
+    Object typed = value(key, name, value, problems);
+    if (typed != FAILED) {
+      instances
+          .get(template.prefix())
+          .computeIfAbsent(instance, n -> new TreeMap<>())
+          .put(keyName, typed);
+    }
   }
 
   private static void checkPassThrough(

@@ -23,6 +23,11 @@ public final class InvalidConfigurationException extends IllegalArgumentExceptio
     return new InvalidConfigurationException(List.of(key + ": " + problem));
   }
 
+  /** A single problem with {@code key}. */
+  public static InvalidConfigurationException of(Setting<?> key, String problem) {
+    return of(key.name(), problem);
+  }
+
   public List<String> problems() {
     return problems;
   }

@@ -1,6 +1,6 @@
 package dev.turnstile.runtime.config;
 
-import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -9,12 +9,30 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * Checked, typed configuration of one process, as {@link ConfigModel} parsed it. Getters take the
- * declared key; a key's value has the type its definition declares.
+ * Checked, typed configuration of one process, as {@link ConfigModel} parsed it: each key's value
+ * or its declared default, read through its {@link Setting}.
  */
 public final class Settings {
 
   private static final String HIDDEN = "[hidden]";
+
+  /** A key read by a rule has a problem of its own; the rule is left out. */
+  static final class Unavailable extends RuntimeException {
+    Unavailable(String key) {
+      super(key, null, false, false);
+    }
+  }
+
+  /** The values of one instance of a {@link Template}, read through its keys' settings. */
+  public record Instance(String name, Map<String, Object> values) {
+
+    public <T> T get(Setting<T> key) {
+      if (!values.containsKey(key.name())) {
+        throw new Unavailable(key.name());
+      }
+      return key.typed(values.get(key.name()));
+    }
+  }
 
   private final ConfigModel model;
   private final Map<String, Object> values;
@@ -30,7 +48,7 @@ public final class Settings {
       Map<String, Map<String, String>> passThrough) {
     this.model = model;
     this.values = values;
-    this.explicit = explicit;
+    this.explicit = Set.copyOf(explicit);
     this.instances = instances;
     this.passThrough = passThrough;
   }
@@ -39,94 +57,68 @@ public final class Settings {
     return model;
   }
 
+  /** The key's value, or its default. */
+  public <T> T get(Setting<T> key) {
+    return key.typed(get(key.name()));
+  }
+
+  /** The value as its definition types it ({@code null}: unset, no default). */
+  public Object get(String key) {
+    if (!model.keys().configKeys().containsKey(key)) {
+      throw new IllegalArgumentException("not a declared key: " + key);
+    }
+    if (!values.containsKey(key)) {
+      throw new Unavailable(key);
+    }
+    return values.get(key);
+  }
+
   /** Whether the key was given (file or environment) rather than defaulted. */
   public boolean isSet(String key) {
     return explicit.contains(key);
   }
 
-  /** The value, or {@code null} for a key that is unset and has no default. */
-  public Object get(String key) {
-    if (!model.keys().configKeys().containsKey(key)) {
-      throw new IllegalArgumentException("not a declared key: " + key);
-    }
-    return values.get(key);
-  }
-
-  public String string(String key) {
-    Object value = get(key);
-    if (value instanceof Password password) {
-      return password.value();
-    }
-    return value == null ? null : ((String) value).trim();
-  }
-
-  public int integer(String key) {
-    return (Integer) get(key);
-  }
-
-  public long longValue(String key) {
-    return (Long) get(key);
-  }
-
-  public double doubleValue(String key) {
-    return (Double) get(key);
-  }
-
-  public boolean bool(String key) {
-    return (Boolean) get(key);
-  }
-
-  /** A {@code *-ms} key as a duration. */
-  public Duration millis(String key) {
-    return Duration.ofMillis(longValue(key));
-  }
-
-  /**
-   * The instances of a {@link Template}, by name in listed order: each key of the template with its
-   * value or default.
-   */
-  public Map<String, Map<String, Object>> instances(String prefix) {
-    return instances.getOrDefault(prefix, Map.of());
+  /** The instances of a template's group, by name in listed order. */
+  public Map<String, Instance> instances(Keys.Group template) {
+    Map<String, Instance> named = new LinkedHashMap<>();
+    instances
+        .getOrDefault(template.template().prefix(), Map.of())
+        .forEach((name, keys) -> named.put(name, new Instance(name, keys)));
+    return named;
   }
 
   /** The keys under a pass-through prefix, without the prefix, values as given. */
   public Map<String, String> passThrough(String prefix) {
-    return passThrough.getOrDefault(prefix, Map.of());
+    return Collections.unmodifiableMap(passThrough.getOrDefault(prefix, Map.of()));
   }
 
   /** Every key given or defaulted, secrets hidden: what the process logs at start-up. */
   public Map<String, String> describe() {
     Map<String, String> shown = new TreeMap<>();
-    values.forEach((key, value) -> shown.put(key, shown(key, value)));
+    values.forEach((key, value) -> show(shown, key, value));
     instances.forEach(
         (prefix, byName) ->
             byName.forEach(
                 (name, keys) ->
-                    keys.forEach(
-                        (key, value) -> {
-                          String full = prefix + name + "." + key;
-                          shown.put(full, shown(full, value));
-                        })));
+                    keys.forEach((key, value) -> show(shown, prefix + name + "." + key, value))));
     passThrough.forEach(
-        (prefix, keys) ->
-            keys.forEach((key, value) -> shown.put(prefix + key, shown(prefix + key, value))));
+        (prefix, keys) -> keys.forEach((key, value) -> show(shown, prefix + key, value)));
     return shown;
   }
 
-  private String shown(String key, Object value) {
-    if (value == null) {
-      return "unset";
+  private void show(Map<String, String> shown, String key, Object value) {
+    if (value != null) {
+      shown.put(key, model.isSecret(key) || value instanceof Password ? HIDDEN : value.toString());
     }
-    return model.isSecret(key) || value instanceof Password ? HIDDEN : String.valueOf(value);
   }
 
   @Override
   public String toString() {
-    Map<String, String> shown = new LinkedHashMap<>(describe());
     return model.program()
         + " "
-        + shown.entrySet().stream()
-            .map(e -> e.getKey() + "=" + e.getValue())
-            .collect(Collectors.joining(", ", "{", "}"));
+        + new LinkedHashMap<>(describe())
+            .entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(", ", "{", "}"));
   }
 }

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
+import dev.turnstile.runtime.config.Keys;
 import dev.turnstile.runtime.config.PassThrough;
+import dev.turnstile.runtime.config.Setting;
 import dev.turnstile.runtime.config.Settings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -12,36 +14,32 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProcessCommandLineTest {
 
+  static final Keys KEYS = new Keys();
+  static final Keys.Group EXAMPLE = KEYS.group("Example");
+  static final Setting<String> BOOTSTRAP = EXAMPLE.required("kafka.bootstrap.servers").doc("b");
+  static final Setting<Integer> PORT =
+      EXAMPLE.integer("example.port", 8080).between(0, 65_535).doc("port");
+  static final Setting<Optional<String>> TOKEN = EXAMPLE.secret("example.token").doc("t");
+
   static final ConfigModel MODEL =
       new ConfigModel(
           "turnstile-example",
-          new ConfigDef()
-              .define(
-                  "kafka.bootstrap.servers", ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "b")
-              .define(
-                  "example.port",
-                  ConfigDef.Type.INT,
-                  8080,
-                  ConfigDef.Range.between(0, 65_535),
-                  ConfigDef.Importance.HIGH,
-                  "port")
-              .define(
-                  "example.token", ConfigDef.Type.PASSWORD, null, ConfigDef.Importance.HIGH, "t"),
-          List.of(),
+          KEYS,
           List.of(
               new PassThrough(
                   "kafka.",
                   "the producer",
                   PassThrough.anyOf(ProducerConfig.configDef()),
                   PassThrough.names(ProducerConfig.configDef()),
-                  Map.of("acks", "fixed at all"))));
+                  Map.of("acks", "fixed at all"))),
+          List.of());
 
   record Run(ProcessCommandLine.Outcome<Integer> outcome, String out, String err) {}
 
@@ -53,10 +51,10 @@ class ProcessCommandLineTest {
             MODEL,
             "An example process.",
             (Settings s) -> {
-              if (s.integer("example.port") == 1) {
+              if (s.get(PORT) == 1) {
                 throw InvalidConfigurationException.of("example.port", "1 is reserved");
               }
-              return s.integer("example.port");
+              return s.get(PORT);
             });
     return new Run(
         line.parse(args, env, new PrintWriter(out, true), new PrintWriter(err, true)),

@@ -393,7 +393,7 @@ class ServiceBusDoubleIT {
    * the SDK's collector sends the empty batch and returns normally (the same family as
    * Azure/azure-sdk-for-java#33316). Senders near the limit must use {@code createMessageBatch} and
    * check {@code tryAddMessage}, as the second half shows. This test fails when the SDK changes, so
-   * the README's warning can be revisited.
+   * the warning to senders in docs/servicebus.md can be revisited.
    */
   @Test
   void theSdkDropsAMessageThatFitsTheLinkButNotABatchBeforeItReachesTheService() {

@@ -1,21 +1,17 @@
 package dev.turnstile.topology.config;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.*;
+
 import com.fasterxml.jackson.core.JsonPointer;
-import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * How the merge stage reads its inputs; keys {@code topology.merge.*}, see {@link TopologyConfig}.
- *
- * @param keyProperty application property with a Service Bus message's merge key
- * @param keyPointer pointer to the merge key in the body; when present it is used, not the property
- * @param versionProperty application property with an explicit version, if any
- * @param versionPointer pointer to an explicit version in the body; wins over the property
- * @param sessionsEnabled whether closed device sessions are merged under their session reference
- * @param maxDocumentBytes largest input body and merged document, UTF-8 JSON bytes
- * @param maxPatches patches retained per merge key before compaction
+ * How the merge stage reads its inputs: the keys {@code topology.merge.*}, each component the key
+ * of the same name in {@link TopologyConfigModel} (a blank pointer or property is empty). The model
+ * checks that {@code maxPatches} documents of {@code maxDocumentBytes} fit {@link
+ * #MAX_STORED_STATE_BYTES}.
  */
 public record MergeSettings(
     String keyProperty,
@@ -33,45 +29,19 @@ public record MergeSettings(
    */
   public static final int MAX_STORED_STATE_BYTES = 900 * 1024;
 
-  /**
-   * @throws InvalidConfigurationException when the stored state of one merge key (a base document
-   *     and {@code max-patches} patches, each up to {@code max-document-bytes}) could outgrow a
-   *     changelog record: the task would then fail on every replay
-   */
   static MergeSettings from(ConfigValues values) {
-    Settings s = values.settings();
-    MergeSettings settings =
-        new MergeSettings(
-            s.string("topology.merge.servicebus.key-property"),
-            pointer(s, "topology.merge.servicebus.key-pointer"),
-            optional(s, "topology.merge.servicebus.version-property"),
-            pointer(s, "topology.merge.servicebus.version-pointer"),
-            s.bool("topology.merge.sessions.enabled"),
-            s.integer("topology.merge.max-document-bytes"),
-            s.integer("topology.merge.max-patches"),
-            s.millis("topology.merge.retention-ms"));
-    long worstCase = (long) (settings.maxPatches() + 1) * settings.maxDocumentBytes();
-    if (worstCase > MAX_STORED_STATE_BYTES) {
-      throw InvalidConfigurationException.of(
-          "topology.merge.max-patches",
-          "× topology.merge.max-document-bytes is too large: ("
-              + settings.maxPatches()
-              + " + 1) × "
-              + settings.maxDocumentBytes()
-              + " bytes could exceed "
-              + MAX_STORED_STATE_BYTES
-              + " bytes of stored state per merge key, more than a changelog record can hold");
-    }
-    return settings;
+    return from(values.settings());
   }
 
-  private static Optional<String> optional(Settings s, String key) {
-    String value = s.string(key);
-    return value == null || value.isEmpty() ? Optional.empty() : Optional.of(value);
-  }
-
-  /** Checked by the model's validator already. */
-  private static Optional<JsonPointer> pointer(Settings s, String key) {
-    return optional(s, key).map(JsonPointer::compile);
+  static MergeSettings from(Settings s) {
+    return new MergeSettings(
+        s.get(MERGE_KEY_PROPERTY),
+        s.get(MERGE_KEY_POINTER),
+        s.get(MERGE_VERSION_PROPERTY),
+        s.get(MERGE_VERSION_POINTER),
+        s.get(MERGE_SESSIONS_ENABLED),
+        s.get(MERGE_MAX_DOCUMENT_BYTES),
+        s.get(MERGE_MAX_PATCHES),
+        s.get(MERGE_RETENTION));
   }
 }

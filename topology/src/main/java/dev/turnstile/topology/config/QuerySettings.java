@@ -1,19 +1,17 @@
 package dev.turnstile.topology.config;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.*;
+
 import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The interactive queries ({@code GET /api/v1/devices/{deviceId}/sessions}, {@code GET
- * /api/v1/merge/{mergeKey}}); keys {@code topology.query.*}, see {@link TopologyConfig}.
- *
- * @param advertisedServer the {@code host:port} other instances reach this one's HTTP server at,
- *     given to Kafka Streams as {@code application.server}; empty: this host's address and the HTTP
- *     port it listens on
- * @param standbyMaxLagRecords how many changelog records a local standby replica may lag behind and
- *     still answer; negative: standbys never answer, only active tasks
- * @param forwardTimeout how long a forwarded query may take before the asker answers 503
+ * /api/v1/merge/{mergeKey}}): the keys {@code topology.query.*}, each component the key of the same
+ * name in {@link TopologyConfigModel}. An empty {@code advertisedServer} is this host's address and
+ * the HTTP port it listens on; a negative {@code standbyMaxLagRecords}, {@link #NO_STANDBY_READS},
+ * lets only active tasks answer.
  */
 public record QuerySettings(
     Optional<String> advertisedServer, long standbyMaxLagRecords, Duration forwardTimeout) {
@@ -21,14 +19,10 @@ public record QuerySettings(
   /** Standbys never answer. */
   public static final long NO_STANDBY_READS = -1;
 
-  static QuerySettings from(ConfigValues values) {
-    Settings s = values.settings();
-    String advertised = s.string("topology.query.advertised-server");
+  static QuerySettings from(Settings s) {
     return new QuerySettings(
-        advertised == null || advertised.isBlank()
-            ? Optional.empty()
-            : Optional.of(advertised.trim()),
-        s.longValue("topology.query.standby-max-lag-records"),
-        s.millis("topology.query.forward-timeout-ms"));
+        s.get(QUERY_ADVERTISED_SERVER),
+        s.get(QUERY_STANDBY_MAX_LAG_RECORDS),
+        s.get(QUERY_FORWARD_TIMEOUT));
   }
 }

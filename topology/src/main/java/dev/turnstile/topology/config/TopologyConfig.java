@@ -1,46 +1,29 @@
 package dev.turnstile.topology.config;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.*;
+
+import dev.turnstile.runtime.config.Setting;
 import dev.turnstile.runtime.config.Settings;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
- * Configuration of the topology process, validated at start-up. Every key's type, default, valid
- * values and meaning is declared once in {@link TopologyConfigModel}; the README's tables are
- * generated from it.
- *
- * @param kafkaCommon {@code kafka.*} keys without the prefix (not {@code kafka.streams.*}), given
- *     to every Kafka client, e.g. security settings; holds {@code bootstrap.servers}
- * @param streamsOverrides {@code kafka.streams.*} keys without the prefix, given to Kafka Streams
- *     last
+ * Configuration of the topology process, validated at start-up. Every key is declared once in
+ * {@link TopologyConfigModel}, and read with its declaration: {@code config.get(DEDUP_RETENTION)};
+ * the accessors below read the same way. {@link #toString()} shows every key, secrets hidden.
  */
-public record TopologyConfig(
-    String bootstrapServers,
-    String topicPrefix,
-    String applicationId,
-    Path stateDir,
-    Duration dedupRetention,
-    SessionPolicy sessionPolicy,
-    Duration punctuateInterval,
-    int maxDuePerPunctuation,
-    int maxDeviceStateBytes,
-    int numStreamThreads,
-    int numStandbyReplicas,
-    String httpHost,
-    int httpPort,
-    MergeSettings merge,
-    QuerySettings query,
-    Duration topicsWait,
-    Duration topicsCheckInterval,
-    Map<String, String> kafkaCommon,
-    Map<String, String> streamsOverrides) {
+public final class TopologyConfig {
 
-  public TopologyConfig {
-    kafkaCommon = Map.copyOf(kafkaCommon);
-    streamsOverrides = Map.copyOf(streamsOverrides);
+  private final Settings settings;
+  private final MergeSettings merge;
+  private final QuerySettings query;
+
+  private TopologyConfig(Settings settings) {
+    this.settings = settings;
+    this.merge = MergeSettings.from(settings);
+    this.query = QuerySettings.from(settings);
   }
 
   /**
@@ -49,32 +32,17 @@ public record TopologyConfig(
    * @throws dev.turnstile.runtime.config.InvalidConfigurationException naming each bad key
    */
   public static TopologyConfig from(ConfigValues values) {
-    Settings s = values.settings();
-    String stateDir = s.string("topology.state-dir");
-    return new TopologyConfig(
-        s.string("kafka.bootstrap.servers"),
-        s.string("topic.prefix"),
-        s.string("topology.application-id"),
-        stateDir == null || stateDir.isBlank() ? defaultStateDir() : Path.of(stateDir),
-        s.millis("topology.dedup.retention-ms"),
-        new SessionPolicy(
-            s.millis("topology.session.reorder-grace-ms"),
-            s.millis("topology.session.max-duration-ms"),
-            s.integer("topology.session.max-held-finishes"),
-            s.millis("topology.session.ended-retention-ms")),
-        s.millis("topology.punctuate-interval-ms"),
-        s.integer("topology.max-due-per-punctuation"),
-        s.integer("topology.session.max-state-bytes"),
-        s.integer("topology.num-stream-threads"),
-        s.integer("topology.num-standby-replicas"),
-        s.string("topology.http.host"),
-        s.integer("topology.http.port"),
-        MergeSettings.from(values),
-        QuerySettings.from(values),
-        s.millis("topology.topics.wait-ms"),
-        s.millis("topology.topics.check-interval-ms"),
-        s.passThrough(TopologyConfigModel.KAFKA_PREFIX),
-        s.passThrough(TopologyConfigModel.KAFKA_STREAMS_PREFIX));
+    return new TopologyConfig(values.settings());
+  }
+
+  /** The value of a key, or its default. */
+  public <T> T get(Setting<T> key) {
+    return settings.get(key);
+  }
+
+  /** The checked values. */
+  public Settings settings() {
+    return settings;
   }
 
   /**
@@ -88,46 +56,96 @@ public record TopologyConfig(
 
   /** A topic's full name under this deployment's prefix. */
   public String topic(dev.turnstile.schemas.Topic topic) {
-    return topic.name(topicPrefix);
+    return topic.name(topicPrefix());
+  }
+
+  public String bootstrapServers() {
+    return get(BOOTSTRAP_SERVERS);
+  }
+
+  public String topicPrefix() {
+    return get(TOPIC_PREFIX);
+  }
+
+  public String applicationId() {
+    return get(APPLICATION_ID);
+  }
+
+  public Path stateDir() {
+    return get(STATE_DIR);
+  }
+
+  public Duration dedupRetention() {
+    return get(DEDUP_RETENTION);
+  }
+
+  public SessionPolicy sessionPolicy() {
+    return new SessionPolicy(
+        get(SESSION_REORDER_GRACE),
+        get(SESSION_MAX_DURATION),
+        get(SESSION_MAX_HELD_FINISHES),
+        get(SESSION_ENDED_RETENTION));
+  }
+
+  public Duration punctuateInterval() {
+    return get(PUNCTUATE_INTERVAL);
+  }
+
+  public int maxDuePerPunctuation() {
+    return get(MAX_DUE_PER_PUNCTUATION);
+  }
+
+  public int maxDeviceStateBytes() {
+    return get(SESSION_MAX_STATE_BYTES);
+  }
+
+  public int numStreamThreads() {
+    return get(NUM_STREAM_THREADS);
+  }
+
+  public int numStandbyReplicas() {
+    return get(NUM_STANDBY_REPLICAS);
+  }
+
+  public String httpHost() {
+    return get(HTTP_HOST);
+  }
+
+  public int httpPort() {
+    return get(HTTP_PORT);
+  }
+
+  public MergeSettings merge() {
+    return merge;
+  }
+
+  public QuerySettings query() {
+    return query;
+  }
+
+  public Duration topicsWait() {
+    return get(TOPICS_WAIT);
+  }
+
+  public Duration topicsCheckInterval() {
+    return get(TOPICS_CHECK_INTERVAL);
+  }
+
+  /**
+   * {@code kafka.*} keys given, without the prefix (not {@code kafka.streams.*}): for every Kafka
+   * client, e.g. security settings; holds {@code bootstrap.servers}.
+   */
+  public Map<String, String> kafkaCommon() {
+    return settings.passThrough(KAFKA_PREFIX);
+  }
+
+  /** {@code kafka.streams.*} keys given, without the prefix: for Kafka Streams, last word. */
+  public Map<String, String> streamsOverrides() {
+    return settings.passThrough(KAFKA_STREAMS_PREFIX);
   }
 
   @Override
   public String toString() {
-    Map<String, String> shown = new TreeMap<>();
-    kafkaCommon.forEach(
-        (k, v) ->
-            shown.put(
-                k,
-                TopologyConfigModel.MODEL.isSecret(TopologyConfigModel.KAFKA_PREFIX + k)
-                    ? "[hidden]"
-                    : v));
-    streamsOverrides.forEach(
-        (k, v) ->
-            shown.put(
-                k,
-                TopologyConfigModel.MODEL.isSecret(TopologyConfigModel.KAFKA_STREAMS_PREFIX + k)
-                    ? "[hidden]"
-                    : v));
-    return "TopologyConfig[bootstrapServers="
-        + bootstrapServers
-        + ", topicPrefix="
-        + topicPrefix
-        + ", applicationId="
-        + applicationId
-        + ", stateDir="
-        + stateDir
-        + ", dedupRetention="
-        + dedupRetention
-        + ", sessionPolicy="
-        + sessionPolicy
-        + ", punctuateInterval="
-        + punctuateInterval
-        + ", merge="
-        + merge
-        + ", query="
-        + query
-        + ", kafka="
-        + shown
-        + "]";
+    return settings.toString();
   }
 }

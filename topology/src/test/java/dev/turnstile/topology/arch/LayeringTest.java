@@ -3,6 +3,7 @@ package dev.turnstile.topology.arch;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -45,6 +46,27 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAnyPackage("dev.turnstile.topology.adapter..", "dev.turnstile.topology.config..")
         .check(CLASSES);
+  }
+
+  /**
+   * The configuration is what adapters read, never the other way round: it names no adapter class
+   * (the composition root hands Kafka Streams the adapter's classes, see {@code
+   * StreamsProperties.Plugins}), so no package cycle runs through it.
+   */
+  @Test
+  void theConfigurationDependsOnNoAdapter() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.turnstile.topology.config..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.turnstile.topology.adapter..")
+        .check(CLASSES);
+  }
+
+  @Test
+  void theTopologysPackagesHaveNoCycle() {
+    slices().matching("dev.turnstile.topology.(**)").should().beFreeOfCycles().check(CLASSES);
   }
 
   @Test

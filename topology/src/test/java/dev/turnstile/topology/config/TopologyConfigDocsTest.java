@@ -3,36 +3,35 @@ package dev.turnstile.topology.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.runtime.config.ConfigDocs;
-import dev.turnstile.runtime.config.ReadmeBlock;
+import dev.turnstile.runtime.config.GeneratedBlock;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's topology configuration tables are generated from {@link TopologyConfigModel#MODEL},
- * and the example files in {@code config/} are valid for it. {@code -Dturnstile.regenerate=true}
- * rewrites the tables instead of checking them.
+ * The topology configuration tables of {@code docs/configuration.md} are generated from {@link
+ * TopologyConfigModel#MODEL}, and the example files in {@code config/} are valid for it. {@code
+ * -Dturnstile.regenerate=true} rewrites the tables instead of checking them.
  */
 class TopologyConfigDocsTest {
 
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+  static final String PAGE = "docs/configuration.md";
   static final String BLOCK = "topology configuration";
   static final String REGENERATE =
       "./mvnw -B -q -pl topology -am verify -DskipITs -Dtest=TopologyConfigDocsTest"
           + " -Dsurefire.failIfNoSpecifiedTests=false -Dturnstile.regenerate=true";
 
   @Test
-  void theReadmeTablesAreTheModels() throws Exception {
-    Path readme = REPOSITORY.resolve("README.md");
+  void theConfigurationPageTablesAreTheModels() throws Exception {
+    Path page = REPOSITORY.resolve(PAGE);
     List<String> generated = ConfigDocs.markdown(TopologyConfigModel.MODEL);
     if (Boolean.getBoolean("turnstile.regenerate")) {
-      ReadmeBlock.write(readme, BLOCK, generated);
+      GeneratedBlock.write(page, BLOCK, generated);
     }
-    assertThat(ReadmeBlock.read(readme, BLOCK))
-        .as(
-            "README.md's topology configuration drifted from TopologyConfigModel; run "
-                + REGENERATE)
+    assertThat(GeneratedBlock.read(page, BLOCK))
+        .as(PAGE + "'s topology configuration drifted from TopologyConfigModel; run " + REGENERATE)
         .containsExactlyElementsOf(generated);
   }
 

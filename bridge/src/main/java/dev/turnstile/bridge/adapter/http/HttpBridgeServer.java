@@ -1,5 +1,13 @@
 package dev.turnstile.bridge.adapter.http;
 
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_BATCH_BODY_LIMIT_BYTES;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_BATCH_MAX_EVENTS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_BODY_LIMIT_BYTES;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_EVENT_LOOPS;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_HOST;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_PORT;
+import static dev.turnstile.bridge.config.BridgeConfigModel.HTTP_RETRY_AFTER_SECONDS;
+
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpConnectionLimits;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
@@ -44,11 +52,11 @@ import java.util.function.Supplier;
  * request to a device route passes {@link DeviceAccessHandler} (its token, then its device's rate
  * limit) before anything else, its body included, is read.
  *
- * <p>The server runs as {@link BridgeConfig#HTTP_EVENT_LOOPS} instances of one verticle, each with
- * its own router on its own event loop, all listening on the same port: Vert.x binds the socket
- * once and hands each new connection to the next instance in turn. A connection stays on its
- * instance's event loop for its life, so its handlers run on one thread as before. What the
- * instances share is thread-safe: the use case, the meters, the connection guard's count.
+ * <p>The server runs as {@code bridge.http.event-loops} instances of one verticle, each with its
+ * own router on its own event loop, all listening on the same port: Vert.x binds the socket once
+ * and hands each new connection to the next instance in turn. A connection stays on its instance's
+ * event loop for its life, so its handlers run on one thread as before. What the instances share is
+ * thread-safe: the use case, the meters, the connection guard's count.
  *
  * <p>With {@link ServerTls} the port speaks HTTPS only, and reloaded key material is handed to
  * every instance.
@@ -95,7 +103,7 @@ public final class HttpBridgeServer {
     ConnectionGuard guard = new ConnectionGuard(vertx, config.connectionLimits(), metrics);
     // Port 0 (any) would give each instance its own port; a negative port is Vert.x's "one random
     // port, shared by every server that asks for the same negative value".
-    int port = config.httpPort() == 0 ? -1 : config.httpPort();
+    int port = config.get(HTTP_PORT) == 0 ? -1 : config.get(HTTP_PORT);
     return vertx
         .deployVerticle(
             () ->
@@ -115,7 +123,7 @@ public final class HttpBridgeServer {
                         scrape);
                   }
                 },
-            new DeploymentOptions().setInstances(config.httpEventLoops()))
+            new DeploymentOptions().setInstances(config.get(HTTP_EVENT_LOOPS)))
         .map(
             deployment -> {
               bridge.listening = true;
@@ -171,7 +179,7 @@ public final class HttpBridgeServer {
         .connectionHandler(guard::connected)
         .invalidRequestHandler(request -> invalidRequest(request, metrics))
         .requestHandler(guard.guard(router))
-        .listen(port, config.httpHost());
+        .listen(port, config.get(HTTP_HOST));
   }
 
   private Router router(
@@ -184,22 +192,23 @@ public final class HttpBridgeServer {
       Supplier<String> scrape) {
     Router router = Router.router(vertx);
     DeviceEventsHandler events =
-        new DeviceEventsHandler(useCase, metrics, config.retryAfterSeconds());
+        new DeviceEventsHandler(useCase, metrics, config.get(HTTP_RETRY_AFTER_SECONDS));
     DeviceAccessHandler door = new DeviceAccessHandler(access, metrics);
     router
         .post(EVENTS_PATH)
         .handler(door)
         .handler(new RequireJson(metrics))
-        .handler(BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()))
+        .handler(BodyHandler.create(false).setBodyLimit(config.get(HTTP_BODY_LIMIT_BYTES)))
         .handler(events::handle);
     DeviceEventBatchHandler batch =
-        new DeviceEventBatchHandler(useCase, metrics, events, config.batchMaxEvents());
+        new DeviceEventBatchHandler(useCase, metrics, events, config.get(HTTP_BATCH_MAX_EVENTS));
     Route batchRoute =
         router
             .postWithRegex(BATCH_REGEX)
             .handler(door)
             .handler(new RequireJson(metrics))
-            .handler(BodyHandler.create(false).setBodyLimit(config.batchBodyLimitBytes()))
+            .handler(
+                BodyHandler.create(false).setBodyLimit(config.get(HTTP_BATCH_BODY_LIMIT_BYTES)))
             .handler(batch::handle);
 
     HealthChecks live = HealthChecks.create(vertx);
@@ -229,8 +238,8 @@ public final class HttpBridgeServer {
           metrics.rejected(Kind.BODY_TOO_LARGE.slug);
           long limit =
               matches(BATCH_PATH, ctx.normalizedPath())
-                  ? config.batchBodyLimitBytes()
-                  : config.bodyLimitBytes();
+                  ? config.get(HTTP_BATCH_BODY_LIMIT_BYTES)
+                  : config.get(HTTP_BODY_LIMIT_BYTES);
           Problems.send(
               ctx, Kind.BODY_TOO_LARGE, "the body exceeds the limit of " + limit + " bytes");
         });

@@ -1,8 +1,9 @@
 package dev.turnstile.bridge.adapter.http;
 
-import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfig.HttpTls;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
+import dev.turnstile.runtime.config.Setting;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.KeyCertOptions;
@@ -57,16 +58,17 @@ final class TlsKeyMaterial {
    * Reads and checks the key material {@code tls} names.
    *
    * @throws InvalidConfigurationException naming the key whose file is at fault ({@link
-   *     BridgeConfig#HTTP_TLS_CERTIFICATE_FILE}, {@link BridgeConfig#HTTP_TLS_KEY_FILE} or {@link
-   *     BridgeConfig#HTTP_TLS_KEYSTORE_FILE}); the message never holds the password or key bytes
+   *     BridgeConfigModel#HTTP_TLS_CERTIFICATE_FILE}, {@link BridgeConfigModel#HTTP_TLS_KEY_FILE}
+   *     or {@link BridgeConfigModel#HTTP_TLS_KEYSTORE_FILE}); the message never holds the password
+   *     or key bytes
    */
   static TlsKeyMaterial read(Vertx vertx, HttpTls tls) {
     byte[][] content =
         tls.pkcs12()
-            ? new byte[][] {bytes(tls.keystoreFile(), BridgeConfig.HTTP_TLS_KEYSTORE_FILE)}
+            ? new byte[][] {bytes(tls.keystoreFile(), BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE)}
             : new byte[][] {
-              bytes(tls.certificateFile(), BridgeConfig.HTTP_TLS_CERTIFICATE_FILE),
-              bytes(tls.keyFile(), BridgeConfig.HTTP_TLS_KEY_FILE)
+              bytes(tls.certificateFile(), BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE),
+              bytes(tls.keyFile(), BridgeConfigModel.HTTP_TLS_KEY_FILE)
             };
     return of(vertx, tls, content);
   }
@@ -118,13 +120,15 @@ final class TlsKeyMaterial {
             : new PemKeyCertOptions()
                 .setCertValue(Buffer.buffer(content[0]))
                 .setKeyValue(Buffer.buffer(content[1]));
-    String key =
-        tls.pkcs12() ? BridgeConfig.HTTP_TLS_KEYSTORE_FILE : BridgeConfig.HTTP_TLS_KEY_FILE;
+    Setting<?> key =
+        tls.pkcs12()
+            ? BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE
+            : BridgeConfigModel.HTTP_TLS_KEY_FILE;
     String files =
         tls.pkcs12() ? tls.keystoreFile().toString() : tls.certificateFile() + ", " + tls.keyFile();
     if (!tls.pkcs12() && !looksLikePem(content[0], "CERTIFICATE")) {
       throw InvalidConfigurationException.of(
-          BridgeConfig.HTTP_TLS_CERTIFICATE_FILE,
+          BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE,
           tls.certificateFile() + " holds no PEM CERTIFICATE block");
     }
     X509KeyManager manager;
@@ -198,7 +202,7 @@ final class TlsKeyMaterial {
     return new String(content, StandardCharsets.US_ASCII).contains("-----BEGIN " + label + "-----");
   }
 
-  private static byte[] bytes(Path file, String key) {
+  private static byte[] bytes(Path file, Setting<?> key) {
     try {
       return Files.readAllBytes(file);
     } catch (IOException | RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.turnstile.bridge.adapter.kafka;
 
+import dev.turnstile.bridge.config.BridgeProducerConfig;
 import dev.turnstile.bridge.port.out.PublishEventPort;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
@@ -53,13 +52,6 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaEventPublisher.class);
 
-  /**
-   * Every HTTP answer waits for its record's ack, so the linger is paid by each request: at 64
-   * connections 5 ms (Kafka's default) gave 7,500 requests/s and 1 ms 11,700, with batches still
-   * full under load (bench bridge, issue 14). {@code kafka.producer.linger.ms} overrides it.
-   */
-  static final int LINGER_MS = 1;
-
   private final Producer<String, byte[]> producer;
   private final ExecutorService sender;
   private final Semaphore inFlight;
@@ -70,7 +62,8 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
 
   /**
    * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
-   *     except those that carry the delivery guarantee and the bounds, which this class sets
+   *     except those that carry the delivery guarantee and the bounds, which {@link
+   *     BridgeProducerConfig} fixes
    * @param ackTimeout longest wait for an ack, also {@code delivery.timeout.ms} and {@code
    *     max.block.ms}
    * @param maxInFlight writes awaiting their ack at most
@@ -93,7 +86,11 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       Clock clock,
       UnaryOperator<String> whyNotWritable) {
     this.whyNotWritable = whyNotWritable;
-    this.producer = new KafkaProducer<>(producerConfig(passThrough, ackTimeout));
+    this.producer =
+        new KafkaProducer<>(
+            BridgeProducerConfig.properties(passThrough, ackTimeout),
+            new StringSerializer(),
+            new ByteArraySerializer());
     this.ackTimeout = ackTimeout;
     this.inFlight = new Semaphore(maxInFlight);
     this.clock = clock;
@@ -104,26 +101,6 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
               thread.setDaemon(true);
               return thread;
             });
-  }
-
-  /** The producer configuration: pass-through first, then what the guarantees depend on. */
-  static Map<String, Object> producerConfig(Map<String, String> passThrough, Duration ackTimeout) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    config.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
-    config.put(ProducerConfig.CLIENT_ID_CONFIG, "turnstile-bridge");
-    config.putAll(passThrough);
-    long timeoutMs = ackTimeout.toMillis();
-    long linger = Long.parseLong(String.valueOf(config.get(ProducerConfig.LINGER_MS_CONFIG)));
-    config.put(ProducerConfig.ACKS_CONFIG, "all");
-    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
-    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) timeoutMs);
-    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(1, timeoutMs - linger - 1));
-    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
-    return config;
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.turnstile.bridge.adapter.http.TestCertificates.Issued;
 import dev.turnstile.bridge.adapter.http.TestCertificates.SecretVolume;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
@@ -93,8 +94,9 @@ class HttpsIT {
     int port =
         start(
             Map.of(
-                BridgeConfig.HTTP_TLS_CERTIFICATE_FILE, secret.file("tls.crt").toString(),
-                BridgeConfig.HTTP_TLS_KEY_FILE, secret.file("tls.key").toString()));
+                BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name(),
+                    secret.file("tls.crt").toString(),
+                BridgeConfigModel.HTTP_TLS_KEY_FILE.name(), secret.file("tls.key").toString()));
 
     Served served = get(port);
     assertThat(served.statusLine()).isEqualTo("HTTP/1.1 200 OK");
@@ -137,9 +139,9 @@ class HttpsIT {
     int port =
         start(
             Map.of(
-                BridgeConfig.HTTP_TLS_KEYSTORE_FILE, keystore.toString(),
-                BridgeConfig.HTTP_TLS_KEYSTORE_PASSWORD, "p12-password",
-                BridgeConfig.HTTP_TLS_PROTOCOLS, "TLSv1.2"));
+                BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name(), keystore.toString(),
+                BridgeConfigModel.HTTP_TLS_KEYSTORE_PASSWORD.name(), "p12-password",
+                BridgeConfigModel.HTTP_TLS_PROTOCOLS.name(), "TLSv1.2"));
 
     Served served = get(port);
     assertThat(served.statusLine()).isEqualTo("HTTP/1.1 200 OK");
@@ -163,8 +165,9 @@ class HttpsIT {
     int port =
         start(
             Map.of(
-                BridgeConfig.HTTP_TLS_CERTIFICATE_FILE, secret.file("tls.crt").toString(),
-                BridgeConfig.HTTP_TLS_KEY_FILE, secret.file("tls.key").toString()));
+                BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name(),
+                    secret.file("tls.crt").toString(),
+                BridgeConfigModel.HTTP_TLS_KEY_FILE.name(), secret.file("tls.key").toString()));
     HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpRequest request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/live"))
@@ -184,8 +187,9 @@ class HttpsIT {
     values.put("bridge.http.host", "127.0.0.1");
     values.put("bridge.http.port", "0");
     values.put("bridge.http.event-loops", Integer.toString(EVENT_LOOPS));
-    values.put(BridgeConfig.HTTP_TLS_ENABLED, "true");
-    values.put(BridgeConfig.HTTP_TLS_RELOAD_INTERVAL_MS, Long.toString(RELOAD.toMillis()));
+    values.put(BridgeConfigModel.HTTP_TLS_ENABLED.name(), "true");
+    values.put(
+        BridgeConfigModel.HTTP_TLS_RELOAD_INTERVAL_MS.name(), Long.toString(RELOAD.toMillis()));
     BridgeConfig config = BridgeConfigLoader.fromMap(values);
     vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS));
     registry = new SimpleMeterRegistry();

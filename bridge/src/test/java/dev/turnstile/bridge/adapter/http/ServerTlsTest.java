@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.turnstile.bridge.adapter.http.TestCertificates.Issued;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -49,7 +50,7 @@ class ServerTlsTest {
   /**
    * Kubernetes TLS Secrets often hold PKCS#1 ({@code RSA PRIVATE KEY}) keys. (A SEC 1 {@code EC
    * PRIVATE KEY} as BouncyCastle writes it fails in Vert.x 5.0.7 with "Invalid DER: stream too
-   * short": the README asks for EC keys as PKCS#8.)
+   * short": docs/http-api.md asks for EC keys as PKCS#8.)
    */
   @Test
   void aTraditionalRsaKeyLoads() throws Exception {
@@ -75,7 +76,8 @@ class ServerTlsTest {
     Path key = Files.writeString(dir.resolve("tls.key"), issued.keyPem());
     assertThatThrownBy(() -> load(pem(dir.resolve("absent.crt"), key)))
         .isInstanceOf(InvalidConfigurationException.class)
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_CERTIFICATE_FILE + ": cannot read ")
+        .hasMessageStartingWith(
+            BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name() + ": cannot read ")
         .hasMessageContaining("absent.crt");
   }
 
@@ -86,7 +88,8 @@ class ServerTlsTest {
     Path key = Files.writeString(dir.resolve("tls.key"), TestCertificates.rsa().keyPem());
     assertThatThrownBy(() -> load(pem(certificate, key)))
         .isInstanceOf(InvalidConfigurationException.class)
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_KEY_FILE + ": the private key in ")
+        .hasMessageStartingWith(
+            BridgeConfigModel.HTTP_TLS_KEY_FILE.name() + ": the private key in ")
         .hasMessageContaining("does not belong to the certificate");
   }
 
@@ -95,12 +98,13 @@ class ServerTlsTest {
     Path certificate = Files.writeString(dir.resolve("tls.crt"), "not a certificate");
     Path key = Files.writeString(dir.resolve("tls.key"), TestCertificates.rsa().keyPem());
     assertThatThrownBy(() -> load(pem(certificate, key)))
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_CERTIFICATE_FILE + ": ");
+        .hasMessageStartingWith(BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name() + ": ");
     Path goodCertificate =
         Files.writeString(dir.resolve("good.crt"), TestCertificates.rsa().certificatePem());
     Path garbageKey = Files.writeString(dir.resolve("bad.key"), "-----BEGIN PRIVATE KEY-----\nAA");
     assertThatThrownBy(() -> load(pem(goodCertificate, garbageKey)))
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_KEY_FILE + ": cannot read the key material");
+        .hasMessageStartingWith(
+            BridgeConfigModel.HTTP_TLS_KEY_FILE.name() + ": cannot read the key material");
   }
 
   @Test
@@ -108,15 +112,15 @@ class ServerTlsTest {
     Path keystore = dir.resolve("server.p12");
     TestCertificates.rsa().writePkcs12(keystore, "the-right-password");
     Map<String, String> values = new HashMap<>();
-    values.put(BridgeConfig.HTTP_TLS_KEYSTORE_FILE, keystore.toString());
-    values.put(BridgeConfig.HTTP_TLS_KEYSTORE_PASSWORD, "a-wrong-password");
+    values.put(BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name(), keystore.toString());
+    values.put(BridgeConfigModel.HTTP_TLS_KEYSTORE_PASSWORD.name(), "a-wrong-password");
     assertThatThrownBy(() -> load(values))
         .isInstanceOf(InvalidConfigurationException.class)
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_KEYSTORE_FILE + ": cannot read ")
+        .hasMessageStartingWith(BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name() + ": cannot read ")
         .message()
         .doesNotContain("a-wrong-password")
         .doesNotContain("the-right-password");
-    values.put(BridgeConfig.HTTP_TLS_KEYSTORE_PASSWORD, "the-right-password");
+    values.put(BridgeConfigModel.HTTP_TLS_KEYSTORE_PASSWORD.name(), "the-right-password");
     BridgeConfig config = config(values);
     assertThat(ServerTls.load(vertx, config.tls(), metrics())).isNotNull();
     assertThat(config.toString()).doesNotContain("the-right-password").contains("[hidden]");
@@ -124,29 +128,31 @@ class ServerTlsTest {
 
   @Test
   void theConfigurationWantsOneKindOfKeyMaterial() {
-    assertThatThrownBy(() -> config(Map.of(BridgeConfig.HTTP_TLS_KEY_FILE, "/k")))
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_CERTIFICATE_FILE + ": must be set");
+    assertThatThrownBy(() -> config(Map.of(BridgeConfigModel.HTTP_TLS_KEY_FILE.name(), "/k")))
+        .hasMessageStartingWith(
+            BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name() + ": must be set");
     assertThatThrownBy(
             () ->
                 config(
                     Map.of(
-                        BridgeConfig.HTTP_TLS_KEYSTORE_FILE, "/p12",
-                        BridgeConfig.HTTP_TLS_CERTIFICATE_FILE, "/c")))
-        .hasMessageStartingWith(BridgeConfig.HTTP_TLS_KEYSTORE_FILE + ": set either it or");
+                        BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name(), "/p12",
+                        BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name(), "/c")))
+        .hasMessageStartingWith(
+            BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name() + ": set either it or");
     assertThatThrownBy(
             () ->
                 config(
                     Map.of(
-                        BridgeConfig.HTTP_TLS_KEYSTORE_FILE, "/p12",
-                        BridgeConfig.HTTP_TLS_PROTOCOLS, "TLSv1.1,TLSv1.2")))
-        .hasMessageContaining(BridgeConfig.HTTP_TLS_PROTOCOLS)
+                        BridgeConfigModel.HTTP_TLS_KEYSTORE_FILE.name(), "/p12",
+                        BridgeConfigModel.HTTP_TLS_PROTOCOLS.name(), "TLSv1.1,TLSv1.2")))
+        .hasMessageContaining(BridgeConfigModel.HTTP_TLS_PROTOCOLS.name())
         .hasMessageContaining("TLSv1.1 is not offered");
   }
 
   private static Map<String, String> pem(Path certificate, Path key) {
     return Map.of(
-        BridgeConfig.HTTP_TLS_CERTIFICATE_FILE, certificate.toString(),
-        BridgeConfig.HTTP_TLS_KEY_FILE, key.toString());
+        BridgeConfigModel.HTTP_TLS_CERTIFICATE_FILE.name(), certificate.toString(),
+        BridgeConfigModel.HTTP_TLS_KEY_FILE.name(), key.toString());
   }
 
   private static ServerTls load(Map<String, String> tls) {
@@ -161,7 +167,7 @@ class ServerTlsTest {
     Map<String, String> values = new HashMap<>(tls);
     values.put("kafka.bootstrap.servers", "127.0.0.1:9");
     values.put("bridge.auth.enabled", "false");
-    values.put(BridgeConfig.HTTP_TLS_ENABLED, tls.isEmpty() ? "false" : "true");
+    values.put(BridgeConfigModel.HTTP_TLS_ENABLED.name(), tls.isEmpty() ? "false" : "true");
     return BridgeConfigLoader.fromMap(values);
   }
 }

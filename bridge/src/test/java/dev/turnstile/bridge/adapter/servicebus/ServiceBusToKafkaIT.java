@@ -14,6 +14,7 @@ import dev.turnstile.bridge.adapter.kafka.KafkaEventPublisher;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.config.BridgeConfig;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.config.ServiceBusConfig;
 import dev.turnstile.bridge.port.out.BodyValidator;
 import dev.turnstile.bridge.port.out.PublishEventPort;
@@ -381,7 +382,7 @@ class ServiceBusToKafkaIT {
     return entity.entrySet().stream()
         .collect(
             Collectors.toMap(
-                e -> BridgeConfig.SERVICEBUS_ENTITY_PREFIX + name + "." + e.getKey(),
+                e -> BridgeConfigModel.SERVICEBUS_ENTITY_PREFIX + name + "." + e.getKey(),
                 Map.Entry::getValue));
   }
 
@@ -405,7 +406,10 @@ class ServiceBusToKafkaIT {
     BridgeConfig config = BridgeConfigLoader.fromMap(values);
     KafkaEventPublisher kafkaPublisher =
         new KafkaEventPublisher(
-            config.producerProperties(), config.ackTimeout(), 100, Clock.systemUTC());
+            config.producerProperties(),
+            config.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS),
+            100,
+            Clock.systemUTC());
     running.add(kafkaPublisher);
     PublishEventPort publisher = wrap.apply(kafkaPublisher);
     Map<String, RelayServiceBusMessageService.Route> routes = new HashMap<>();

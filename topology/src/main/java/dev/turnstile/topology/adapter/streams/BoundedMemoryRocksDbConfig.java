@@ -1,5 +1,7 @@
 package dev.turnstile.topology.adapter.streams;
 
+import dev.turnstile.runtime.config.Setting;
+import dev.turnstile.topology.config.TopologyConfigModel;
 import java.util.Map;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
@@ -14,10 +16,10 @@ import org.rocksdb.WriteBufferManager;
  * memory-management guide describes. Without it each store, and each segment of a window store,
  * takes its own cache and write buffers, and memory grows with partitions and segments.
  *
- * <p>Sizes come from the Streams configuration: {@value #TOTAL_BYTES} (default 128 MiB), {@value
- * #MEMTABLE_FRACTION} (default 0.5) and {@value #WRITE_BUFFER_BYTES} (default 2 MiB). The first
- * store to be configured fixes them for the JVM: the cache is shared across every Kafka Streams
- * client in the process.
+ * <p>Sizes come from the Streams configuration, as declared (with their defaults) in {@link
+ * TopologyConfigModel}: {@code kafka.streams.turnstile.rocksdb.*} reach Kafka Streams without the
+ * {@code kafka.streams.} prefix. The first store to be configured fixes them for the JVM: the cache
+ * is shared across every Kafka Streams client in the process.
  *
  * <p><b>Why small memtables.</b> A pod runs some forty RocksDB instances (seven stores per task and
  * window stores one per segment). When their memtables together pass the shared budget, the write
@@ -30,23 +32,34 @@ import org.rocksdb.WriteBufferManager;
  */
 public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
 
-  /** Streams config key: bytes of the shared block cache, memtables included. */
-  public static final String TOTAL_BYTES = "turnstile.rocksdb.total.bytes";
-
-  /** Streams config key: share of {@link #TOTAL_BYTES} the memtables may use. */
-  public static final String MEMTABLE_FRACTION = "turnstile.rocksdb.memtable.fraction";
-
-  /** Streams config key: size of one memtable of one store (RocksDB {@code write_buffer_size}). */
-  public static final String WRITE_BUFFER_BYTES = "turnstile.rocksdb.write.buffer.bytes";
-
-  static final long DEFAULT_TOTAL_BYTES = 128L * 1024 * 1024;
-  static final double DEFAULT_MEMTABLE_FRACTION = 0.5;
-  static final long DEFAULT_WRITE_BUFFER_BYTES = 2L * 1024 * 1024;
-
-  private static long writeBufferBytes = DEFAULT_WRITE_BUFFER_BYTES;
+  private static Budget budget;
 
   private static Cache cache;
   private static WriteBufferManager writeBufferManager;
+
+  /**
+   * The sizes this setter applies, read from the configuration Kafka Streams hands it (its {@code
+   * appConfigs()}: the originals, then the parsed values).
+   *
+   * @param totalBytes bytes of the shared block cache, memtables included
+   * @param memtableFraction share of {@code totalBytes} the memtables may take
+   * @param writeBufferBytes size of one memtable of one store
+   */
+  public record Budget(long totalBytes, double memtableFraction, long writeBufferBytes) {
+
+    /** The sizes {@code configs} ask for, each key's declared default where it is absent. */
+    public static Budget of(Map<String, ?> configs) {
+      return new Budget(
+          value(configs, TopologyConfigModel.ROCKSDB_TOTAL_BYTES),
+          value(configs, TopologyConfigModel.ROCKSDB_MEMTABLE_FRACTION),
+          value(configs, TopologyConfigModel.ROCKSDB_WRITE_BUFFER_BYTES));
+    }
+
+    private static <T> T value(Map<String, ?> configs, Setting<T> setting) {
+      String key = setting.name().substring(TopologyConfigModel.KAFKA_STREAMS_PREFIX.length());
+      return setting.parse(configs.get(key));
+    }
+  }
 
   @Override
   public void setConfig(String storeName, Options options, Map<String, Object> configs) {
@@ -57,7 +70,7 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     table.setCacheIndexAndFilterBlocksWithHighPriority(true);
     table.setPinTopLevelIndexAndFilter(true);
     options.setWriteBufferManager(writeBufferManager);
-    options.setWriteBufferSize(writeBufferBytes);
+    options.setWriteBufferSize(budget.writeBufferBytes());
     // Most lookups are for keys never seen (a new event id, a session ref not ended): a bloom
     // filter over the memtable's whole keys answers those without searching it.
     options.setMemtablePrefixBloomSizeRatio(0.1);
@@ -74,19 +87,10 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     if (cache != null) {
       return;
     }
-    long total = longValue(configs.get(TOTAL_BYTES), DEFAULT_TOTAL_BYTES);
-    double fraction = doubleValue(configs.get(MEMTABLE_FRACTION), DEFAULT_MEMTABLE_FRACTION);
-    writeBufferBytes = longValue(configs.get(WRITE_BUFFER_BYTES), DEFAULT_WRITE_BUFFER_BYTES);
-    cache = new LRUCache(total, -1, false, 0.1);
-    writeBufferManager = new WriteBufferManager((long) (total * fraction), cache);
-  }
-
-  private static long longValue(Object value, long fallback) {
-    return value == null ? fallback : Long.parseLong(value.toString().trim());
-  }
-
-  private static double doubleValue(Object value, double fallback) {
-    return value == null ? fallback : Double.parseDouble(value.toString().trim());
+    budget = Budget.of(configs);
+    cache = new LRUCache(budget.totalBytes(), -1, false, 0.1);
+    writeBufferManager =
+        new WriteBufferManager((long) (budget.totalBytes() * budget.memtableFraction()), cache);
   }
 
   @Override

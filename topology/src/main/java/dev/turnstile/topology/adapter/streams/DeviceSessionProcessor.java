@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the {@link DeviceSessions} aggregate of each session slot on deduplicated device events,
  * emits session events and rejections, and remembers each event for dedup in the same write
- * (docs/design.md, "Device sessions" and "State").
+ * (docs/design.md, "Device sessions" and "State and recovery").
  *
  * <p>A slot is one {@code (device, sessionRef)}, or the device's anonymous sessions ({@link
  * DeviceStateKeys}). An event of a slot reads and writes that slot's record only, which also

@@ -14,7 +14,7 @@ import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * The device path's state: what each session slot holds and which events were seen, in two stores
- * that the dedup and session stages share (docs/design.md, "State").
+ * that the dedup and session stages share (docs/design.md, "State and recovery").
  *
  * <ul>
  *   <li>{@code device-state-store} (changelogged) is the truth: {@link DeviceRecord}s under {@link

@@ -114,8 +114,9 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
 
   /**
    * The first top-level member of {@code body} that a closed session writes, when sessions are
-   * merged: those fields are the session's (DESIGN.md, "Merge"), whatever version a billing
-   * system's patch carries. {@code sessionId} is shared: both sources write the session reference.
+   * merged: those fields are the session's (docs/design.md, "Merge", field ownership), whatever
+   * version a billing system's patch carries. {@code sessionId} is shared: both sources write the
+   * session reference.
    */
   private Optional<String> ownedElsewhere(JsonNode body) {
     if (!settings.sessionsEnabled()) {

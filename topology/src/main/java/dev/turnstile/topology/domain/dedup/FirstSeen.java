@@ -6,10 +6,10 @@ import java.util.HexFormat;
 import java.util.Optional;
 
 /**
- * Dedup's one rule (DESIGN.md, "Dedup"): the first occurrence of an id wins; a later one within the
- * retention is a duplicate, and one whose content differs from the first is a conflicting
- * duplicate: still dropped, but reported, because a device that reuses an id for other content has
- * a bug its team must see.
+ * Dedup's one rule (docs/design.md, "Dedup"): the first occurrence of an id wins; a later one
+ * within the retention is a duplicate, and one whose content differs from the first is a
+ * conflicting duplicate: still dropped, but reported, because a device that reuses an id for other
+ * content has a bug its team must see.
  *
  * <p>What is remembered per id is this record: when it was first seen and a 64-bit fingerprint of
  * its content (16 bytes, {@link #toBytes()}).

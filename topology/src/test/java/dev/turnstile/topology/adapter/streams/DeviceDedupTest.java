@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the device path promises about copies, now that a session event is remembered in its
- * session's own record (docs/design.md, "Dedup" and "State"): an event id seen once is recognised
- * for the whole retention whatever {@code sessionRef}, type, content or record timestamp a later
- * copy carries, and no record grows with a device's history.
+ * session's own record (docs/design.md, "Dedup" and "State and recovery"): an event id seen once is
+ * recognised for the whole retention whatever {@code sessionRef}, type, content or record timestamp
+ * a later copy carries, and no record grows with a device's history.
  */
 class DeviceDedupTest {
 

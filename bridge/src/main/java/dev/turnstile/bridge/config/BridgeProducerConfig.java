@@ -1,0 +1,99 @@
+package dev.turnstile.bridge.config;
+
+import static org.apache.kafka.clients.producer.ProducerConfig.*;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+
+/**
+ * The configuration of the bridge's one Kafka producer, computed here and nowhere else: Turnstile's
+ * defaults, then the {@code kafka.*} and {@code kafka.producer.*} keys given, then the keys the
+ * bridge fixes. Each fixed key is declared once, below, with its value and the reason a user may
+ * not set it; {@link BridgeConfigModel#MODEL} refuses it with that reason and the generated
+ * documentation lists it.
+ */
+public final class BridgeProducerConfig {
+
+  /**
+   * Every HTTP answer waits for its record's ack, so the linger is paid by each request: at 64
+   * connections 5 ms (Kafka's default) gave 7,500 requests/s and 1 ms 11,700, with batches still
+   * full under load (bench bridge, issue 14). {@code kafka.producer.linger.ms} overrides it.
+   */
+  static final int LINGER_MS = 1;
+
+  /**
+   * A key the bridge sets itself.
+   *
+   * @param value its value from the producer's configuration so far and the ack timeout; {@code
+   *     null} when the bridge sets none (the publisher hands the producer its serializers)
+   */
+  private record Fixed(
+      String key, String reason, BiFunction<Map<String, Object>, Duration, Object> value) {}
+
+  private BridgeProducerConfig() {}
+
+  private static List<Fixed> fixed() {
+    String derived = "derived from " + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
+    return List.of(
+        new Fixed(
+            ACKS_CONFIG,
+            "fixed at all: a 2xx or a Service Bus complete means every in-sync replica has the"
+                + " record",
+            (config, ack) -> "all"),
+        new Fixed(
+            ENABLE_IDEMPOTENCE_CONFIG,
+            "fixed at true: a producer retry must not duplicate or reorder records",
+            (config, ack) -> true),
+        new Fixed(
+            TRANSACTIONAL_ID_CONFIG,
+            "the bridge's producer is idempotent, not transactional",
+            (config, ack) -> null),
+        new Fixed(DELIVERY_TIMEOUT_MS_CONFIG, derived, (config, ack) -> (int) ack.toMillis()),
+        // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
+        new Fixed(
+            REQUEST_TIMEOUT_MS_CONFIG,
+            derived,
+            (config, ack) -> (int) Math.max(1, ack.toMillis() - linger(config) - 1)),
+        new Fixed(MAX_BLOCK_MS_CONFIG, derived, (config, ack) -> ack.toMillis()),
+        new Fixed(KEY_SERIALIZER_CLASS_CONFIG, "set by the bridge", (config, ack) -> null),
+        new Fixed(VALUE_SERIALIZER_CLASS_CONFIG, "set by the bridge", (config, ack) -> null));
+  }
+
+  /** Every fixed producer key, with the reason it gives when set. */
+  static Map<String, String> fixedKeys() {
+    Map<String, String> reasons = new TreeMap<>();
+    fixed().forEach(f -> reasons.put(f.key(), f.reason()));
+    return reasons;
+  }
+
+  /**
+   * The producer's configuration, without its serializers.
+   *
+   * @param passThrough client keys given ({@code kafka.*} then {@code kafka.producer.*}, prefixes
+   *     removed), which the model checked
+   * @param ackTimeout {@link BridgeConfigModel#KAFKA_ACK_TIMEOUT_MS}
+   */
+  public static Map<String, Object> properties(
+      Map<String, String> passThrough, Duration ackTimeout) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(COMPRESSION_TYPE_CONFIG, "lz4");
+    config.put(LINGER_MS_CONFIG, LINGER_MS);
+    config.put(CLIENT_ID_CONFIG, "turnstile-bridge");
+    config.putAll(passThrough);
+    for (Fixed fixed : fixed()) {
+      Object value = fixed.value().apply(config, ackTimeout);
+      if (value != null) {
+        config.put(fixed.key(), value);
+      }
+    }
+    return config;
+  }
+
+  private static long linger(Map<String, Object> config) {
+    return Long.parseLong(String.valueOf(config.get(LINGER_MS_CONFIG)));
+  }
+}

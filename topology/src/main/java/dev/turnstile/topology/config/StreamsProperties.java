@@ -1,0 +1,197 @@
+package dev.turnstile.topology.config;
+
+import static dev.turnstile.topology.config.TopologyConfigModel.APPLICATION_ID;
+import static dev.turnstile.topology.config.TopologyConfigModel.BOOTSTRAP_SERVERS;
+import static dev.turnstile.topology.config.TopologyConfigModel.NUM_STANDBY_REPLICAS;
+import static dev.turnstile.topology.config.TopologyConfigModel.NUM_STREAM_THREADS;
+import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_ADVERTISED_SERVER;
+import static dev.turnstile.topology.config.TopologyConfigModel.STATE_DIR;
+import static org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG;
+import static org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG;
+import static org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG;
+import static org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG;
+import static org.apache.kafka.streams.StreamsConfig.*;
+
+import dev.turnstile.runtime.config.Setting;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The Kafka Streams configuration the topology runs with, computed here and nowhere else: the
+ * declared {@code kafka.streams.*} settings with their values (defaults included: a default takes
+ * effect because it is declared), the {@code kafka.*} and {@code kafka.streams.*} keys given, then
+ * the keys Turnstile fixes. Each fixed key is declared once, below, with its value and the reason a
+ * user may not set it; {@link TopologyConfigModel#MODEL} refuses it with that reason and the
+ * generated documentation lists it.
+ */
+public final class StreamsProperties {
+
+  /** Client prefixes Kafka Streams itself understands inside its own configuration. */
+  static final List<String> NESTED_CLIENTS =
+      List.of(
+          "producer.",
+          "consumer.",
+          "main.consumer.",
+          "restore.consumer.",
+          "global.consumer.",
+          "admin.");
+
+  /**
+   * The classes the topology plugs into Kafka Streams. They live in the Kafka Streams adapter,
+   * which depends on this package; its composition root names them.
+   *
+   * @param rocksDbConfigSetter bounds RocksDB memory, see {@code kafka.streams.turnstile.rocksdb.*}
+   * @param exceptionHandler turns what a stage cannot handle into a {@code rejected-events.v1}
+   *     record: processing, production and deserialization
+   * @param timestampExtractor replaces unusable record timestamps
+   */
+  public record Plugins(
+      Class<?> rocksDbConfigSetter, Class<?> exceptionHandler, Class<?> timestampExtractor) {}
+
+  /**
+   * A key Turnstile sets itself.
+   *
+   * @param value its value, {@code null} when Kafka Streams sets it (exactly-once implies it) or
+   *     the process does when it starts ({@code application.server})
+   */
+  private record Fixed(
+      String key, String reason, BiFunction<TopologyConfig, Plugins, Object> value) {}
+
+  private StreamsProperties() {}
+
+  /** Fixed at {@code value}. */
+  private static Fixed at(String key, Object value, String reason) {
+    return new Fixed(key, reason, (c, p) -> value);
+  }
+
+  /** The value of a setting, under Kafka Streams' name. */
+  private static Fixed from(String key, Setting<?> setting) {
+    return new Fixed(key, "set " + setting, (c, p) -> String.valueOf(c.get(setting)));
+  }
+
+  /** One of the adapter's classes. */
+  private static Fixed plugin(String key, Function<Plugins, Class<?>> plugin, String reason) {
+    return new Fixed(key, reason, (c, p) -> plugin.apply(p));
+  }
+
+  /** Set by Kafka Streams itself (exactly-once implies it) or by the process as it starts. */
+  private static Fixed unset(String key, String reason) {
+    return new Fixed(key, reason, (c, p) -> null);
+  }
+
+  private static List<Fixed> fixed() {
+    String noSenderStopsAThread =
+        "fixed: nothing a sender controls may stop a stream thread (rejected-events.v1 instead)";
+    List<Fixed> fixed = new ArrayList<>();
+    fixed.add(at(PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2, "fixed at exactly_once_v2"));
+    fixed.add(from(APPLICATION_ID_CONFIG, APPLICATION_ID));
+    fixed.add(from(BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP_SERVERS));
+    fixed.add(from(STATE_DIR_CONFIG, STATE_DIR));
+    fixed.add(from(NUM_STREAM_THREADS_CONFIG, NUM_STREAM_THREADS));
+    fixed.add(from(NUM_STANDBY_REPLICAS_CONFIG, NUM_STANDBY_REPLICAS));
+    fixed.add(unset(APPLICATION_SERVER_CONFIG, "set " + QUERY_ADVERTISED_SERVER));
+    fixed.add(
+        at(
+            GROUP_PROTOCOL_CONFIG,
+            "classic",
+            "fixed at classic: the streams protocol lacks warm-ups and the HA assignor"));
+    fixed.add(
+        at(
+            ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG,
+            true,
+            "fixed at true: generated names would move state between releases"));
+    fixed.add(
+        plugin(
+            ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
+            Plugins::rocksDbConfigSetter,
+            "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*"));
+    for (String handler :
+        List.of(
+            PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+            PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
+            DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG)) {
+      fixed.add(plugin(handler, Plugins::exceptionHandler, noSenderStopsAThread));
+    }
+    fixed.add(
+        plugin(
+            DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG,
+            Plugins::timestampExtractor,
+            noSenderStopsAThread));
+    fixed.addAll(clientKeys(""));
+    NESTED_CLIENTS.forEach(nested -> fixed.addAll(clientKeys(nested)));
+    return fixed;
+  }
+
+  /**
+   * Client keys exactly-once depends on, which {@code exactly_once_v2} sets: {@code
+   * isolation.level} for a consumer; {@code acks}, {@code enable.idempotence} and {@code
+   * transactional.id} for a producer; under the prefix that addresses that client ({@code ""}: all
+   * clients).
+   */
+  private static List<Fixed> clientKeys(String nested) {
+    List<Fixed> fixed = new ArrayList<>();
+    if (nested.isEmpty() || nested.endsWith("consumer.")) {
+      fixed.add(
+          unset(nested + ISOLATION_LEVEL_CONFIG, "fixed at read_committed by exactly_once_v2"));
+    }
+    if (nested.isEmpty() || nested.equals("producer.")) {
+      fixed.add(unset(nested + ENABLE_IDEMPOTENCE_CONFIG, "fixed at true by exactly_once_v2"));
+      fixed.add(unset(nested + ACKS_CONFIG, "fixed at all by exactly_once_v2"));
+      fixed.add(
+          unset(nested + TRANSACTIONAL_ID_CONFIG, "set by Kafka Streams from " + APPLICATION_ID));
+    }
+    return fixed;
+  }
+
+  /** Every key fixed in Kafka Streams' configuration, with the reason it gives when set. */
+  static Map<String, String> fixedKeys() {
+    return reasons(fixed());
+  }
+
+  /** The client keys fixed for every Kafka client, with the reason each gives when set. */
+  static Map<String, String> fixedClientKeys() {
+    return reasons(clientKeys(""));
+  }
+
+  private static Map<String, String> reasons(List<Fixed> fixed) {
+    Map<String, String> reasons = new TreeMap<>();
+    fixed.forEach(f -> reasons.put(f.key(), f.reason()));
+    return reasons;
+  }
+
+  /**
+   * The Kafka Streams configuration of {@code config} with {@code plugins}; {@code
+   * application.server} is the process's to add once its HTTP server listens.
+   */
+  public static Properties of(TopologyConfig config, Plugins plugins) {
+    Properties p = new Properties();
+    // No global stores; set as Kafka 5.0 will default it, which also silences a start-up warning.
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    String prefix = TopologyConfigModel.KAFKA_STREAMS_PREFIX;
+    for (String key : TopologyConfigModel.MODEL.keys().names()) {
+      if (key.startsWith(prefix)) {
+        p.put(key.substring(prefix.length()), config.settings().get(key));
+      }
+    }
+    // Not transactional state stores, though RestoreTimeBenchmark measured them ~8x faster with a
+    // clean restart that keeps its state: in Kafka 4.4 reading their uncommitted-bytes metric
+    // while a store closes (shutdown, rebalance) crashed the JVM (SIGSEGV in
+    // WriteBatch.getDataSize, seen under a metrics scrape). Overridable per deployment with
+    // kafka.streams.enable.transactional.statestores=true.
+    p.putAll(config.kafkaCommon());
+    p.putAll(config.streamsOverrides());
+    for (Fixed fixed : fixed()) {
+      Object value = fixed.value().apply(config, plugins);
+      if (value != null) {
+        p.put(fixed.key(), value);
+      }
+    }
+    return p;
+  }
+}
