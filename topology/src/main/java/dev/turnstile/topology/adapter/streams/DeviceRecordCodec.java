@@ -213,7 +213,7 @@ final class DeviceRecordCodec implements TimedStore.Codec<DeviceRecord> {
     try {
       return StrictJson.ownRecords().readTree(in.readNBytes(length));
     } catch (StrictJson.MalformedJsonException e) {
-      throw new IllegalStateException("device-session-store attributes are not JSON", e);
+      throw new IllegalStateException("device-state-store attributes are not JSON", e);
     }
   }
 }
