@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
@@ -207,6 +208,11 @@ final class DeviceSessionProcessor
     DeviceStateKeys.Parsed parsed = DeviceStateKeys.parse(key);
     SlotEnded ended = new SlotEnded(before, now);
     DeviceSessions aggregate = aggregate(parsed, before, ended, device);
+    // What of this slot fell due (arrival time) by stream time ends before its record applies,
+    // whether or not a punctuation ran in between: the outcome depends on the input alone, so two
+    // generations reprocessing the same raw topic agree. It is saved in the record's one write.
+    OptionalLong due = aggregate.nextDeadline();
+    Outcome expired = due.isPresent() && due.getAsLong() <= now ? aggregate.expire(now) : null;
     Outcome outcome = aggregate.apply(event, record.timestamp());
     boolean rejectedHere =
         outcome.rejections().stream().anyMatch(r -> r.event().eventId().equals(event.eventId()));
@@ -240,6 +246,9 @@ final class DeviceSessionProcessor
     }
     if (!inSlot) {
       state.putLone(device, event.eventId(), first);
+    }
+    if (expired != null) {
+      emit(device, expired, now, null);
     }
     emit(device, outcome, record.timestamp(), record);
   }

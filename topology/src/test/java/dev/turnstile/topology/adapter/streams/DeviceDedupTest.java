@@ -108,16 +108,16 @@ class DeviceDedupTest {
     topology.send(event("st-9", "recent", Started, null, T0), now);
     // Another writer backfills history: timestamps older than the whole retention.
     Instant history = START;
-    topology.send(event("st-1", "old-s", Started, "h1", T0), history);
-    topology.send(event("st-1", "old-f", Finished, "h1", T0.plusHours(1)), history);
-    topology.send(event("st-1", "old-s", Started, "h1", T0), history.plusSeconds(1));
-    topology.send(event("st-1", "old-f", Finished, "h1", T0.plusHours(1)), now);
+    topology.send(event("st-1", "old-1", Started, "h1", T0), history);
+    topology.send(event("st-1", "old-2", Started, "h2", T0), history);
+    topology.send(event("st-1", "old-1", Started, "h1", T0), history.plusSeconds(1));
+    topology.send(event("st-1", "old-2", Started, "h2", T0), now);
 
     assertThat(types(topology.sessionEvents()))
         .containsExactly(
             DeviceSessionEventType.Opened,
             DeviceSessionEventType.Opened,
-            DeviceSessionEventType.Closed);
+            DeviceSessionEventType.Opened);
     assertThat(topology.rejections()).isEmpty();
     assertThat(duplicates()).isEqualTo(2.0);
   }
