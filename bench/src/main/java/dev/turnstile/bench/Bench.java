@@ -69,10 +69,21 @@ public final class Bench implements Runnable {
 
     @Option(
         names = "--billing",
+        negatable = true,
+        defaultValue = "true",
+        fallbackValue = "true",
         description =
-            "also one billing message per session on Service Bus's raw topic, so sessions settle"
-                + " through merge and post-merge (the topology's events then count both)")
+            "one billing message per session on Service Bus's raw topic, so sessions settle"
+                + " through merge and post-merge (the topology's events then count both);"
+                + " --no-billing leaves it out (default: ${DEFAULT-VALUE})")
     boolean billing;
+
+    @Option(
+        names = "--warm-fraction",
+        description =
+            "measure rates and CPU only after each candidate processed this fraction of its input,"
+                + " so no figure counts the JIT's warm-up (default: ${DEFAULT-VALUE})")
+    double warmFraction = 0.2;
 
     @Option(
         names = "--checkpoints",
@@ -135,6 +146,7 @@ public final class Bench implements Runnable {
               billing,
               checkpoints,
               window,
+              warmFraction,
               runs,
               candidates.stream().map(StreamsCandidate::of).toList(),
               profiled,
@@ -189,6 +201,10 @@ public final class Bench implements Runnable {
                       devices,
                       "resendFraction",
                       resendFraction,
+                      "billing",
+                      billing,
+                      "warmFraction",
+                      warmFraction,
                       "runs",
                       runs,
                       "overrides",
@@ -220,12 +236,68 @@ public final class Bench implements Runnable {
             .put("stateBytesPerDistinctEvent", perId)
             .put("residentBytes", rss.get(c));
       }
+      printByTopic(report);
+      printTargets(rate, cpu, written);
       json.set("runs", Json.mapper().valueToTree(report.runs()));
       Path results = out.resolve(name + ".json");
       Files.write(results, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(json));
       Path chart = out.resolve(name + ".png");
       chart(report, rate, machine, chart);
       System.out.printf("%nresults: %s%nchart:   %s%n", results, chart);
+    }
+
+    /** Offsets written per input event, by topic: medians per candidate. */
+    private static void printByTopic(TopologyBench.Report report) {
+      Set<String> topics = new java.util.TreeSet<>();
+      report.runs().forEach(r -> topics.addAll(r.offsetsWrittenByTopic().keySet()));
+      System.out.printf(Locale.ROOT, "%noffsets written per input event, by topic (medians)%n");
+      for (String topic : topics) {
+        Map<String, Double> perTopic =
+            report.median(r -> r.offsetsWrittenByTopic().getOrDefault(topic, 0.0));
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %-58s", topic));
+        perTopic.forEach((c, v) -> line.append(String.format(Locale.ROOT, " %s %5.2f", c, v)));
+        System.out.println(line);
+      }
+    }
+
+    /** The figures issue 22 set targets for, beside them. */
+    private static void printTargets(
+        Map<String, Double> rate, Map<String, Double> cpu, Map<String, Double> written) {
+      if (!rate.containsKey("turnstile")) {
+        return;
+      }
+      System.out.printf(Locale.ROOT, "%nturnstile against its targets%n");
+      if (rate.containsKey("pass-through")) {
+        target(
+            "events/s against the pass-through",
+            rate.get("turnstile") / rate.get("pass-through"),
+            ">=",
+            0.35);
+      }
+      if (rate.containsKey("naive-dedup")) {
+        target(
+            "events/s against the naive dedup",
+            rate.get("turnstile") / rate.get("naive-dedup"),
+            ">=",
+            0.5);
+      }
+      target("app CPU per event (µs)", cpu.get("turnstile"), "<=", 40);
+      target("offsets written per event", written.get("turnstile"), "<=", 3.4);
+    }
+
+    private static void target(String what, Double value, String relation, double bound) {
+      if (value == null || value.isNaN()) {
+        return;
+      }
+      boolean met = ">=".equals(relation) ? value >= bound : value <= bound;
+      System.out.printf(
+          Locale.ROOT,
+          "  %-36s %8.3f  target %s %s  %s%n",
+          what,
+          value,
+          relation,
+          bound,
+          met ? "met" : "NOT met");
     }
 
     private void chart(

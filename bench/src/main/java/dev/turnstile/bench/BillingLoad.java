@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,10 +30,10 @@ final class BillingLoad {
   private BillingLoad() {}
 
   /**
-   * @param sessions how many sessions the device load opened, round by round over {@code devices}
+   * @param sessionRefs the sessions of the device load, each billed once under its reference
    * @return billing messages written
    */
-  static long write(String bootstrap, long sessions, int devices) {
+  static long write(String bootstrap, List<String> sessionRefs) {
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             Map.of("bootstrap.servers", bootstrap),
@@ -55,8 +56,8 @@ final class BillingLoad {
     AtomicLong written = new AtomicLong();
     OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     try {
-      for (long i = 0; i < sessions; i++) {
-        String session = (i / devices) + "-" + (i % devices);
+      for (int i = 0; i < sessionRefs.size(); i++) {
+        String session = sessionRefs.get(i);
         byte[] body =
             ("{\"sessionId\":\""
                     + session

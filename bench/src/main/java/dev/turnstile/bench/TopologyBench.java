@@ -34,6 +34,7 @@ final class TopologyBench {
       boolean billing,
       List<Long> checkpoints,
       long window,
+      double warmFraction,
       int runs,
       List<StreamsCandidate> candidates,
       Set<StreamsCandidate> profiled,
@@ -42,7 +43,15 @@ final class TopologyBench {
       Path workDir,
       Path outputDir) {}
 
-  /** One measured run of one candidate. */
+  /**
+   * One measured run of one candidate. Rates and CPU are measured once the candidate is warm: from
+   * the moment it had processed {@code warmFraction} of its input to the end; what it wrote counts
+   * over the whole run.
+   *
+   * @param events the input records the run processed
+   * @param offsetsWrittenByTopic offsets written per input record, by topic (records and, under
+   *     exactly-once, each transaction's commit markers)
+   */
   record Run(
       String candidate,
       int round,
@@ -52,6 +61,7 @@ final class TopologyBench {
       double appCpuMicrosPerEvent,
       double brokerCpuMicrosPerEvent,
       double offsetsWrittenPerEvent,
+      Map<String, Double> offsetsWrittenByTopic,
       long stateBytes,
       long rssBytes) {}
 
@@ -90,7 +100,7 @@ final class TopologyBench {
           load.records(), load.distinct(), load.sessions(), load.seconds());
       long billed = 0;
       if (settings.billing()) {
-        billed = BillingLoad.write(broker.bootstrap(), load.sessions(), settings.devices());
+        billed = BillingLoad.write(broker.bootstrap(), load.sessionRefs());
         System.out.printf(
             "loaded %,d billing messages through the bridge's Service Bus relay%n", billed);
       }
@@ -145,10 +155,14 @@ final class TopologyBench {
       profile = settings.outputDir().resolve("profile-" + candidate.label + ".jfr");
       jvm.add(Profiler.agentOption(profile, settings.profileEvent()));
     }
-    Map<TopicPartition, Long> inputEnd = broker.endOffsets(INPUTS);
+    // A pass-through or the naive dedup reads device events only; the topology reads both inputs.
+    Map<TopicPartition, Long> inputEnd =
+        broker.endOffsets(
+            candidate == StreamsCandidate.TURNSTILE
+                ? INPUTS
+                : Set.of(TopicCatalogue.DEVICE_EVENTS_RAW.baseName()));
     Map<TopicPartition, Long> before = writtenOffsets(broker);
-    long brokerCpu0 = broker.cpuNanos();
-    long began = System.nanoTime();
+    Sample start = new Sample(System.nanoTime(), 0, broker.cpuNanos(), 0);
     try (ChildJvm child =
         ChildJvm.start(
             jvm,
@@ -162,34 +176,48 @@ final class TopologyBench {
           appId,
           inputEnd,
           candidate == StreamsCandidate.TURNSTILE,
-          processed -> samples.add(new Sample(System.nanoTime(), child.cpuNanos(), processed)));
+          processed ->
+              samples.add(
+                  new Sample(System.nanoTime(), child.cpuNanos(), broker.cpuNanos(), processed)));
       if (!settings.checkpoints().isEmpty()) {
         printCostAtCheckpoints(candidate, samples);
       }
-      double seconds = (System.nanoTime() - began) / 1e9;
-      long appCpu = child.cpuNanos();
+      Sample end = new Sample(System.nanoTime(), child.cpuNanos(), broker.cpuNanos(), events);
+      Sample warm = firstAtLeast(samples, (long) (settings.warmFraction() * events));
+      if (warm == null || warm.processed() >= end.processed()) {
+        warm = start;
+      }
+      long measured = end.processed() - warm.processed();
+      double seconds = (end.nanos() - warm.nanos()) / 1e9;
       long rss = child.rssBytes();
-      long brokerCpu = broker.cpuNanos() - brokerCpu0;
       Map<TopicPartition, Long> after = writtenOffsets(broker);
-      long written =
-          after.entrySet().stream()
-              .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L))
-              .sum();
+      Map<String, Double> byTopic = new java.util.TreeMap<>();
+      after.forEach(
+          (tp, offset) ->
+              byTopic.merge(
+                  // Internal topics carry the round's application id: name them alike in every round.
+                  tp.topic().replace(appId + "-", "<application.id>-"),
+                  (double) (offset - before.getOrDefault(tp, 0L)) / events,
+                  Double::sum));
+      byTopic.values().removeIf(perEvent -> perEvent == 0);
+      double written = byTopic.values().stream().mapToDouble(Double::doubleValue).sum();
       long stateBytes = size(stateDir);
       child.close();
+      double appCpuPerEvent = (end.cpuNanos() - warm.cpuNanos()) / 1e3 / measured;
       if (profile != null) {
         Path collapsed = Profiler.render(profile, candidate.label, settings.outputDir());
-        StageCosts.print(collapsed, appCpu / 1e3 / events);
+        StageCosts.print(collapsed, appCpuPerEvent);
       }
       return new Run(
           candidate.label,
           round,
           events,
           seconds,
-          events / seconds,
-          appCpu / 1e3 / events,
-          brokerCpu / 1e3 / events,
-          (double) written / events,
+          measured / seconds,
+          appCpuPerEvent,
+          (end.brokerCpuNanos() - warm.brokerCpuNanos()) / 1e3 / measured,
+          written,
+          byTopic,
           stateBytes,
           rss);
     } finally {
@@ -244,8 +272,11 @@ final class TopologyBench {
     throw new IllegalStateException(group + " did not drain its input in time");
   }
 
-  /** When the harness looked: wall time, the candidate's CPU, input records committed. */
-  private record Sample(long nanos, long cpuNanos, long processed) {}
+  /**
+   * When the harness looked: wall time, the candidate's and the broker's CPU, input records
+   * committed.
+   */
+  private record Sample(long nanos, long cpuNanos, long brokerCpuNanos, long processed) {}
 
   /**
    * Per-event cost in a window of {@link Settings#window()} input records starting at each

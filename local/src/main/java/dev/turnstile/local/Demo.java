@@ -168,7 +168,7 @@ final class Demo {
         "billing duplicates dropped by the topology",
         "billingDuplicatesDropped",
         raw.size() - distinctRaw.size(),
-        stack.topology().duplicatesDropped(Names.SERVICEBUS_MESSAGE_DEDUP_STORE));
+        stack.topology().duplicatesDropped(Names.SERVICEBUS_MESSAGE_DEDUP));
 
     Set<String> settledKeys = new HashSet<>();
     BigDecimal kwh = BigDecimal.ZERO;
@@ -274,7 +274,7 @@ final class Demo {
           header(record, CloudEventHeaders.SOURCE) + " " + header(record, CloudEventHeaders.ID));
     }
     long extraCopies = raw.size() - distinctRaw.size();
-    long dropped = stack.topology().duplicatesDropped("device-event-dedup-store");
+    long dropped = stack.topology().duplicatesDropped(Names.DEVICE_EVENT_DEDUP);
 
     Reconciliation table = new Reconciliation();
     table.info("CSV rows (charging sessions)", "csvRows", rows.size());

@@ -1,7 +1,5 @@
 package dev.turnstile.schemas;
 
-import java.util.regex.Pattern;
-
 /**
  * The one rule for a device's identifiers ({@code deviceId}, {@code eventId}, {@code sessionRef}):
  * {@value #RULE}. An id made only of dots is excluded: {@code .} and {@code ..} are path segments
@@ -15,12 +13,36 @@ public final class Identifier {
   /** The rule in words, for error messages. */
   public static final String RULE = "1..128 of [A-Za-z0-9._~:-], not only dots";
 
-  private static final Pattern PATTERN = Pattern.compile("(?!\\.+$)[A-Za-z0-9._~:-]{1,128}");
+  /** Longest identifier, in characters. */
+  public static final int MAX_LENGTH = 128;
 
   private Identifier() {}
 
-  /** Whether {@code value} is a valid identifier; {@code null} is not. */
+  /**
+   * Whether {@code value} is a valid identifier; {@code null} is not. A loop over the characters,
+   * not a regular expression: every event is checked, at the bridge and in the topology.
+   */
   public static boolean isValid(String value) {
-    return value != null && PATTERN.matcher(value).matches();
+    if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+      return false;
+    }
+    boolean onlyDots = true;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      boolean allowed =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '_'
+              || c == '~'
+              || c == ':'
+              || c == '-';
+      if (!allowed) {
+        return false;
+      }
+      onlyDots &= c == '.';
+    }
+    return !onlyDots;
   }
 }

@@ -208,6 +208,7 @@ public final class TopologyApplication implements AutoCloseable {
         applicationServer == null ? null : HostInfo.buildFromEndpoint(applicationServer),
         config.query().standbyMaxLagRecords(),
         config.merge().retention(),
+        config.sessionPolicy().endedSessionRetention(),
         config.merge().maxPatches(),
         Clock.systemUTC());
   }
@@ -265,17 +266,18 @@ public final class TopologyApplication implements AutoCloseable {
   }
 
   /**
-   * Duplicates dropped by the dedup stage whose store is {@code storeName} (every stage when null)
-   * since this client started: the sum of {@code duplicates-total} over threads.
+   * Duplicates dropped by the stage {@code stage} (a processor name: {@code device-event-dedup},
+   * {@code servicebus-message-dedup}, {@code post-merge}; every stage when null) since this client
+   * started: the sum of {@code duplicates-total} over threads.
    */
-  public long duplicatesDropped(String storeName) {
+  public long duplicatesDropped(String stage) {
     double total = 0;
     for (var entry : streams.metrics().entrySet()) {
       MetricName name = entry.getKey();
       Metric metric = entry.getValue();
       if (name.name().equals("duplicates-total")
           && name.group().equals("stream-turnstile-dedup-metrics")
-          && (storeName == null || storeName.equals(name.tags().get("turnstile-dedup-id")))) {
+          && (stage == null || stage.equals(name.tags().get("turnstile-dedup-id")))) {
         total += ((Number) metric.metricValue()).doubleValue();
       }
     }

@@ -17,7 +17,7 @@ class ExportedKafkaStreamsTest {
         ExportedKafkaStreams.exported(
             metrics(
                 name(
-                    "put-rate", "stream-state-metrics", "rocksdb-state-id", "device-session-store"),
+                    "put-rate", "stream-state-metrics", "rocksdb-state-id", "device-state-store"),
                 name("put-rate", "stream-state-metrics", "rocksdb-window-state-id", "merge-store"),
                 name("put-rate", "stream-state-metrics", "rocksdb-session-state-id", "s-store")));
 
@@ -25,7 +25,7 @@ class ExportedKafkaStreamsTest {
         .extracting(MetricName::tags)
         .allSatisfy(tags -> assertThat(tags).containsOnlyKeys("task-id", "rocksdb-state-id"))
         .extracting(tags -> tags.get("rocksdb-state-id"))
-        .containsExactly("device-session-store", "merge-store", "s-store");
+        .containsExactly("device-state-store", "merge-store", "s-store");
   }
 
   @Test

@@ -125,9 +125,9 @@ class TopologyMetricsIT {
             labelValues(
                 series(atReadiness, "kafka_stream_state_estimate_num_keys"), "rocksdb_state_id"))
         .contains(
-            Names.DEVICE_EVENT_DEDUP_STORE,
+            Names.DEVICE_STATE_STORE,
+            Names.DEVICE_EVENT_INDEX,
             Names.SERVICEBUS_MESSAGE_DEDUP_STORE,
-            Names.DEVICE_SESSION_STORE,
             Names.MERGE_STORE);
   }
 

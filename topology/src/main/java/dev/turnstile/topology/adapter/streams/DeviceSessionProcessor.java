@@ -2,157 +2,255 @@ package dev.turnstile.topology.adapter.streams;
 
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceSessionEvent;
+import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
+import dev.turnstile.topology.adapter.streams.TimedStore.Found;
+import dev.turnstile.topology.domain.dedup.FirstSeen;
 import dev.turnstile.topology.domain.session.DeviceSessions;
-import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
+import dev.turnstile.topology.domain.session.EndedSessions;
 import dev.turnstile.topology.domain.session.Outcome;
 import dev.turnstile.topology.domain.session.Rejection;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Runs each device's {@link DeviceSessions} aggregate on deduplicated device events and emits
- * session events and rejections.
+ * Runs the {@link DeviceSessions} aggregate of each session slot on deduplicated device events,
+ * emits session events and rejections, and remembers each event for dedup in the same write
+ * (docs/design.md, "Device sessions" and "State and recovery").
  *
- * <p>State: {@code device-session-store} holds each device's snapshot; a {@link DeadlineIndex} in
- * memory, rebuilt from it when the task starts, indexes devices by their next deadline, so the
- * wall-clock punctuator reads only what is due instead of scanning every device. A punctuation
- * handles at most {@code maxDuePerPunctuation} devices; the rest wait for the next one, which keeps
- * each transaction short under exactly-once.
+ * <p>A slot is one {@code (device, sessionRef)}, or the device's anonymous sessions ({@link
+ * DeviceStateKeys}). An event of a slot reads and writes that slot's record only, which also
+ * remembers the event's id: one read and one changelog record per event. An event without a {@code
+ * sessionRef}, or one the rules reject, is also remembered on its own, since the anonymous slot
+ * must not grow with the device's history.
+ *
+ * <p>In memory, rebuilt from {@code device-state-store} whenever a task starts, together with
+ * {@code device-event-index} ({@link DeviceState#rebuildIndex}): a {@link DeadlineIndex} of slots
+ * by their next deadline, so the wall-clock punctuator reads only what is due; and how many early
+ * {@code Finished} events each device holds, for the per-device bound. A punctuation handles at
+ * most {@code maxDuePerPunctuation} slots; the rest wait for the next one, which keeps each
+ * transaction short under exactly-once.
  *
  * <p>With {@code mergeClosedSessions}, each {@code Closed} event with a session reference is also
- * forwarded, the same record, to {@code session-merge-input}. Forwarding by child name keeps the
- * sink from seeing it twice and the merge child from seeing other session events.
+ * forwarded to {@code session-merge-input}. Forwarding by child name keeps the sink from seeing it
+ * twice and the merge child from seeing other session events.
+ *
+ * <p>Session outcomes are counted: {@code sessions-total}, group {@code
+ * stream-turnstile-sessions-metrics}, tag {@code turnstile-sessions-id} = the outcome ({@code
+ * Opened}, {@code Closed}, {@code Superseded}, {@code Expired}).
  */
 final class DeviceSessionProcessor
     implements Processor<String, DeviceEventReader.Read, String, Object> {
 
+  private static final Logger LOG = LoggerFactory.getLogger(DeviceSessionProcessor.class);
+
   private final SessionPolicy policy;
+  private final Duration dedupRetention;
   private final Duration punctuateInterval;
   private final int maxDuePerPunctuation;
   private final boolean mergeClosedSessions;
+  private final int maxStateBytes;
   private final JsonSerde<DeviceSessionEvent> eventSerde =
       new JsonSerde<>(DeviceSessionEvent.class);
+  private final DeadlineIndex<Bytes> deadlines = new DeadlineIndex<>();
+  private final Map<String, Integer> heldPerDevice = new HashMap<>();
+  private final Map<DeviceSessionEventType, Sensor> outcomes =
+      new EnumMap<>(DeviceSessionEventType.class);
   private ProcessorContext<String, Object> context;
-  private KeyValueStore<String, byte[]> sessions;
-  private final DeadlineIndex deadlines = new DeadlineIndex();
-  private RecentKeys ended;
-  private final int maxStateBytes;
+  private DeviceState state;
   private long lastProcessedWallClock;
 
   private DeviceSessionProcessor(
       SessionPolicy policy,
+      Duration dedupRetention,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
       boolean mergeClosedSessions,
       int maxStateBytes) {
-    this.maxStateBytes = maxStateBytes;
     this.policy = policy;
+    this.dedupRetention = dedupRetention;
     this.punctuateInterval = punctuateInterval;
     this.maxDuePerPunctuation = maxDuePerPunctuation;
     this.mergeClosedSessions = mergeClosedSessions;
+    this.maxStateBytes = maxStateBytes;
   }
 
   /**
+   * @param dedupRetention how long an event id is remembered (stream time)
    * @param mergeClosedSessions forward closed sessions with a reference to {@code
    *     session-merge-input}, which must then be a child
-   * @param maxStateBytes bound on one device's stored snapshot; an event that would grow it past
-   *     the bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
+   * @param maxStateBytes bound on one slot's stored record; an event that would grow it past the
+   *     bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
    */
   static ProcessorSupplier<String, DeviceEventReader.Read, String, Object> supplier(
       SessionPolicy policy,
+      Duration dedupRetention,
       Duration punctuateInterval,
       int maxDuePerPunctuation,
       boolean mergeClosedSessions,
       int maxStateBytes) {
-    // Values are the snapshot's SnapshotCodec bytes: written once per event, for the size bound
-    // and the store alike.
-    StoreBuilder<KeyValueStore<String, byte[]>> sessionStore =
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(Names.DEVICE_SESSION_STORE),
-            Serdes.String(),
-            Serdes.ByteArray());
-    StoreBuilder<?> endedStore =
-        RecentKeys.storeBuilder(Names.DEVICE_SESSION_ENDED_STORE, policy.endedSessionRetention());
+    Set<StoreBuilder<?>> stores =
+        Set.of(DeviceState.storeBuilders(recordRetention(policy, dedupRetention), dedupRetention));
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, DeviceEventReader.Read, String, Object> get() {
         return new DeviceSessionProcessor(
-            policy, punctuateInterval, maxDuePerPunctuation, mergeClosedSessions, maxStateBytes);
+            policy,
+            dedupRetention,
+            punctuateInterval,
+            maxDuePerPunctuation,
+            mergeClosedSessions,
+            maxStateBytes);
       }
 
       @Override
       public Set<StoreBuilder<?>> stores() {
-        return Set.of(sessionStore, endedStore);
+        return stores;
       }
     };
+  }
+
+  /**
+   * How long a slot's record is kept after its last write: long enough for the ids it remembers,
+   * for the reference it ended, and for an open session to reach its expiry.
+   */
+  static Duration recordRetention(SessionPolicy policy, Duration dedupRetention) {
+    Duration longest = dedupRetention;
+    for (Duration d :
+        new Duration[] {
+          policy.endedSessionRetention(), policy.maxSessionDuration(), policy.reorderGrace()
+        }) {
+      longest = d.compareTo(longest) > 0 ? d : longest;
+    }
+    return longest;
   }
 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.sessions = context.getStateStore(Names.DEVICE_SESSION_STORE);
-    this.ended =
-        new RecentKeys(
-            context.getStateStore(Names.DEVICE_SESSION_ENDED_STORE),
-            policy.endedSessionRetention());
-    rebuildDeadlines();
+    this.state =
+        new DeviceState(
+            context.getStateStore(Names.DEVICE_STATE_STORE),
+            context.getStateStore(Names.DEVICE_EVENT_INDEX),
+            recordRetention(policy, dedupRetention),
+            dedupRetention,
+            maxStateBytes);
+    for (DeviceSessionEventType type : DeviceSessionEventType.values()) {
+      outcomes.put(
+          type,
+          context
+              .metrics()
+              .addRateTotalSensor(
+                  "turnstile-sessions", type.name(), "sessions", Sensor.RecordingLevel.INFO));
+    }
+    rebuild();
     // A starting task (a restart, a migration after a kill or a fencing) has not fetched yet: it
     // counts as stalled from now, not as idle (see expireDue).
     lastProcessedWallClock = context.currentSystemTimeMs();
     context.schedule(punctuateInterval, PunctuationType.WALL_CLOCK_TIME, this::expireDue);
   }
 
-  /** The index from the stored sessions: init runs after the task's state was restored. */
-  private void rebuildDeadlines() {
+  /**
+   * The index, the deadlines and the held counts from the stored records: init runs after restore.
+   */
+  private void rebuild() {
     deadlines.clear();
-    try (KeyValueIterator<String, byte[]> all = sessions.all()) {
-      while (all.hasNext()) {
-        KeyValue<String, byte[]> device = all.next();
-        deadlines.set(device.key, load(device.key, device.value, 0).nextDeadline());
-      }
-    }
+    heldPerDevice.clear();
+    long began = System.nanoTime();
+    long records =
+        state.rebuildIndex(
+            (key, found) -> {
+              if (found.value() instanceof DeviceRecord.Slot slot) {
+                DeviceStateKeys.Parsed parsed = DeviceStateKeys.parse(key);
+                countHeld(parsed.deviceId(), slot.sessions().held().size());
+                deadlines.set(
+                    Bytes.wrap(key), aggregate(parsed, slot, found.stampMillis()).nextDeadline());
+              }
+            });
+    LOG.info(
+        "task {}: device-event-index rebuilt from {} records of {} in {} ms",
+        context.taskId(),
+        records,
+        Names.DEVICE_STATE_STORE,
+        (System.nanoTime() - began) / 1_000_000);
   }
 
   @Override
   public void process(Record<String, DeviceEventReader.Read> record) {
     DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
-    DeviceSessions aggregate = load(record.key(), record.timestamp());
+    long now = Stamps.now(context, record);
+    String device = record.key();
+    byte[] key = DeviceStateKeys.slot(device, event.sessionRef());
+    Optional<Found<DeviceRecord>> found = state.find(key, now);
+    DeviceRecord.Slot before = slotOf(found);
+    DeviceStateKeys.Parsed parsed = DeviceStateKeys.parse(key);
+    SlotEnded ended = new SlotEnded(before, now);
+    DeviceSessions aggregate = aggregate(parsed, before, ended, device);
+    // What of this slot fell due (arrival time) by stream time ends before its record applies,
+    // whether or not a punctuation ran in between: the outcome depends on the input alone, so two
+    // generations reprocessing the same raw topic agree. It is saved in the record's one write.
+    OptionalLong due = aggregate.nextDeadline();
+    Outcome expired = due.isPresent() && due.getAsLong() <= now ? aggregate.expire(now) : null;
     Outcome outcome = aggregate.apply(event, record.timestamp());
-    DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    byte[] stored = snapshot.isEmpty() ? null : SnapshotCodec.write(snapshot);
-    int size = stored == null ? 0 : stored.length;
-    if (size > maxStateBytes) {
-      // Not saved: the device keeps the state it had, and its changelog record stays writable.
-      reject(
-          record,
-          RejectionReason.DEVICE_STATE_FULL,
-          "the device's session state would grow to "
-              + size
-              + " bytes, over topology.session.max-state-bytes="
-              + maxStateBytes);
-      return;
+    boolean rejectedHere =
+        outcome.rejections().stream().anyMatch(r -> r.event().eventId().equals(event.eventId()));
+    FirstSeen first = new FirstSeen(now, record.value().fingerprint());
+    DeviceRecord.Remembered remembered =
+        new DeviceRecord.Remembered(event.eventId(), first.fingerprint(), now);
+    boolean inSlot = !rejectedHere && event.sessionRef() != null;
+    DeviceRecord.Slot after =
+        new DeviceRecord.Slot(before.events(), ended.value(), aggregate.snapshot());
+    if (inSlot) {
+      after = after.withEvent(remembered);
     }
-    emit(record.key(), outcome, record.timestamp(), record);
-    save(record.key(), aggregate, stored);
+    if (!after.equals(before)) {
+      try {
+        state.putSlot(key, after, inSlot ? remembered : null, now, found);
+      } catch (TimedStore.TooLargeException e) {
+        // Not saved: the slot keeps the state it had, and its changelog record stays writable.
+        state.putLone(device, event.eventId(), first);
+        reject(
+            record,
+            RejectionReason.DEVICE_STATE_FULL,
+            "the session state of "
+                + (event.sessionRef() == null ? "the device" : "session " + event.sessionRef())
+                + " would grow to "
+                + e.bytes
+                + " bytes, over topology.session.max-state-bytes="
+                + maxStateBytes);
+        return;
+      }
+      slotChanged(key, device, before, after, aggregate);
+    }
+    if (!inSlot) {
+      state.putLone(device, event.eventId(), first);
+    }
+    if (expired != null) {
+      emit(device, expired, now, null);
+    }
+    emit(device, outcome, record.timestamp(), record);
   }
 
   /**
@@ -171,11 +269,27 @@ final class DeviceSessionProcessor
     long streamTime = context.currentStreamTimeMs();
     long now =
         quiet >= settlingPeriod() || streamTime < 0 ? wallClock : Math.min(wallClock, streamTime);
-    for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
-      DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
+    long stamp = Math.max(0, streamTime);
+    for (Bytes key : deadlines.takeDue(now, maxDuePerPunctuation)) {
+      Optional<Found<DeviceRecord>> found = state.find(key.get(), stamp);
+      DeviceRecord.Slot before = slotOf(found);
+      DeviceStateKeys.Parsed parsed = DeviceStateKeys.parse(key.get());
+      SlotEnded ended = new SlotEnded(before, stamp);
+      DeviceSessions aggregate = aggregate(parsed, before, ended, parsed.deviceId());
       Outcome outcome = aggregate.expire(now);
-      emit(deviceId, outcome, now, null);
-      save(deviceId, aggregate);
+      DeviceRecord.Slot after =
+          new DeviceRecord.Slot(before.events(), ended.value(), aggregate.snapshot());
+      if (after.equals(before)) {
+        deadlines.set(key, aggregate.nextDeadline());
+        continue;
+      }
+      try {
+        state.putSlot(key.get(), after, null, stamp, found);
+      } catch (TimedStore.TooLargeException e) {
+        throw new IllegalStateException("expiry only shrinks a slot, yet: " + e.getMessage(), e);
+      }
+      slotChanged(key.get(), parsed.deviceId(), before, after, aggregate);
+      emit(parsed.deviceId(), outcome, now, null);
     }
   }
 
@@ -188,39 +302,46 @@ final class DeviceSessionProcessor
     return Math.max(30_000, 3 * punctuateInterval.toMillis());
   }
 
-  /**
-   * @param arrival the arrival time that ended sessions are stamped with: the record's timestamp,
-   *     or stream time in a punctuation so the window store does not drop the entry as too old
-   */
-  private DeviceSessions load(String deviceId, long arrival) {
-    return load(deviceId, sessions.get(deviceId), arrival);
+  private static DeviceRecord.Slot slotOf(Optional<Found<DeviceRecord>> found) {
+    return found
+        .map(Found::value)
+        .filter(DeviceRecord.Slot.class::isInstance)
+        .map(DeviceRecord.Slot.class::cast)
+        .orElse(DeviceRecord.Slot.EMPTY);
   }
 
-  private DeviceSessions load(String deviceId, byte[] stored, long arrival) {
-    return DeviceSessions.restore(
-        policy, SnapshotCodec.read(stored), new WindowStoreEndedSessions(ended, deviceId, arrival));
+  /** The aggregate of a stored slot as the rebuild sees it: only its deadlines are asked. */
+  private DeviceSessions aggregate(DeviceStateKeys.Parsed key, DeviceRecord.Slot slot, long stamp) {
+    return aggregate(key, slot, new SlotEnded(slot, stamp), key.deviceId());
   }
 
-  private void save(String deviceId, DeviceSessions aggregate) {
-    DeviceSessionsSnapshot snapshot = aggregate.snapshot();
-    save(deviceId, aggregate, snapshot.isEmpty() ? null : SnapshotCodec.write(snapshot));
+  private DeviceSessions aggregate(
+      DeviceStateKeys.Parsed key, DeviceRecord.Slot slot, SlotEnded ended, String device) {
+    int heldHere = slot.sessions().held().size();
+    int heldElsewhere = heldPerDevice.getOrDefault(device, 0) - heldHere;
+    return DeviceSessions.restore(policy, slot.sessions(), ended, heldElsewhere);
   }
 
-  /**
-   * @param stored the snapshot's stored bytes, or null when the device has nothing left to keep
-   */
-  private void save(String deviceId, DeviceSessions aggregate, byte[] stored) {
-    if (stored == null) {
-      sessions.delete(deviceId);
-    } else {
-      sessions.put(deviceId, stored);
+  private void slotChanged(
+      byte[] key,
+      String device,
+      DeviceRecord.Slot before,
+      DeviceRecord.Slot after,
+      DeviceSessions aggregate) {
+    countHeld(device, after.sessions().held().size() - before.sessions().held().size());
+    deadlines.set(Bytes.wrap(key), aggregate.nextDeadline());
+  }
+
+  private void countHeld(String device, int delta) {
+    if (delta != 0) {
+      heldPerDevice.merge(device, delta, (a, b) -> a + b == 0 ? null : a + b);
     }
-    deadlines.set(deviceId, aggregate.nextDeadline());
   }
 
   private void emit(
       String deviceId, Outcome outcome, long timestamp, Record<String, DeviceEventReader.Read> in) {
     for (DeviceSessionEvent event : outcome.sessionEvents()) {
+      outcomes.get(event.type()).record();
       String type = event.type().name().toLowerCase(Locale.ROOT);
       Record<String, byte[]> out =
           new Record<>(
@@ -260,5 +381,36 @@ final class DeviceSessionProcessor
       Record<String, DeviceEventReader.Read> record, RejectionReason reason, String detail) {
     Rejections.forwardInput(
         context, record, record.value().raw(), new Refusal(Names.DEVICE_SESSION, reason, detail));
+  }
+
+  /**
+   * One slot's {@link EndedSessions}: its {@link DeviceRecord.Ended}, while it is within {@code
+   * topology.session.ended-retention-ms}. A slot ends at most one referenced session (its own).
+   */
+  private final class SlotEnded implements EndedSessions {
+    private DeviceRecord.Ended ended;
+    private final long now;
+
+    SlotEnded(DeviceRecord.Slot slot, long now) {
+      this.ended = slot.ended();
+      this.now = now;
+    }
+
+    @Override
+    public Optional<DeviceSessionEventType> outcome(String sessionRef) {
+      return Optional.ofNullable(value()).map(DeviceRecord.Ended::outcome);
+    }
+
+    @Override
+    public void remember(String sessionRef, DeviceSessionEventType outcome) {
+      ended = new DeviceRecord.Ended(outcome, now);
+    }
+
+    /** The ended marker to store: none once it is past the retention. */
+    DeviceRecord.Ended value() {
+      return ended != null && now - ended.atMillis() <= policy.endedSessionRetention().toMillis()
+          ? ended
+          : null;
+    }
   }
 }

@@ -3,40 +3,32 @@ package dev.turnstile.topology.adapter.streams;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.dedup.FirstSeen;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.StoreBuilder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Forwards the first occurrence of each event and drops later copies (docs/design.md, "Dedup"; the
- * rule is {@link FirstSeen}).
+ * rule is {@link FirstSeen}): the Service Bus path's dedup stage. The device path has its own
+ * ({@link DeviceEventDedupProcessor}), which remembers events in their session state.
  *
  * <p>Identity is {@code (ce_source, ce_id)} from the record headers ({@link DedupKey}). The stage
- * reads the value with its {@link Reader} (the device stage parses the event once here and hands
- * the parsed form on; the Service Bus stage passes the bytes), so a value that cannot be read is
- * rejected here with the reader's reason. What is remembered per identity is its first arrival time
- * and a fingerprint of its content, in {@link RecentKeys} for {@code retention} of ingestion time:
- * a copy with the same content is dropped and counted ({@code duplicates-total}); a copy with other
- * content is dropped, counted apart ({@code duplicate-conflicts-total}, same group {@code
- * stream-turnstile-dedup-metrics}) and written to {@code rejected-events.v1} as {@code
- * DUPLICATE_CONFLICT} with both fingerprints, so the team owning the sender can find it. Both are
- * logged on {@code dev.turnstile.duplicates}: duplicates are information about the field.
+ * reads the value with its {@link Reader}, so a value that cannot be read is rejected here with the
+ * reader's reason. What is remembered per identity, in a {@link TimedStore} for {@code retention}
+ * of stream time, is its first arrival and a fingerprint of its content: a copy with the same
+ * content is dropped and counted, a copy with other content is dropped, counted apart and written
+ * to {@code rejected-events.v1} as {@code DUPLICATE_CONFLICT} with both fingerprints ({@link
+ * DuplicateSensors}).
  *
  * @param <V> what the reader makes of a value
  */
 final class EventDedupProcessor<V> implements Processor<String, byte[], String, Object> {
-
-  private static final Logger DUPLICATES = LoggerFactory.getLogger("dev.turnstile.duplicates");
 
   /** How a dedup stage reads a value and what of it counts as its content. */
   interface Reader<V> {
@@ -59,15 +51,27 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
     }
   }
 
+  private static final TimedStore.Codec<FirstSeen> FIRST_SEEN =
+      new TimedStore.Codec<>() {
+        @Override
+        public byte[] write(FirstSeen value) {
+          return value.toBytes();
+        }
+
+        @Override
+        public FirstSeen read(byte[] bytes) {
+          return FirstSeen.fromBytes(bytes);
+        }
+      };
+
   private final String processorName;
   private final String storeName;
   private final Duration retention;
   private final String next;
   private final Reader<V> reader;
   private ProcessorContext<String, Object> context;
-  private RecentKeys seen;
-  private Sensor duplicates;
-  private Sensor conflicts;
+  private TimedStore<FirstSeen> seen;
+  private DuplicateSensors sensors;
 
   private EventDedupProcessor(
       String processorName, String storeName, Duration retention, String next, Reader<V> reader) {
@@ -81,12 +85,12 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
   /**
    * @param processorName the processor's name, also the metrics entity
    * @param storeName the store's name
-   * @param retention how long an identity is remembered (ingestion time)
+   * @param retention how long an identity is remembered (stream time)
    * @param next the child that receives first occurrences, as the reader made them
    */
   static <V> ProcessorSupplier<String, byte[], String, Object> supplier(
       String processorName, String storeName, Duration retention, String next, Reader<V> reader) {
-    StoreBuilder<?> store = RecentKeys.storeBuilder(storeName, retention);
+    StoreBuilder<?> store = TimedStore.storeBuilder(storeName, retention, true);
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, byte[], String, Object> get() {
@@ -103,15 +107,10 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.seen = new RecentKeys(context.getStateStore(storeName), retention);
-    this.duplicates = sensor("duplicates");
-    this.conflicts = sensor("duplicate-conflicts");
-  }
-
-  private Sensor sensor(String name) {
-    return context
-        .metrics()
-        .addRateTotalSensor("turnstile-dedup", storeName, name, Sensor.RecordingLevel.INFO);
+    this.seen =
+        new TimedStore<>(
+            context.getStateStore(storeName), retention, FIRST_SEEN, Integer.MAX_VALUE);
+    this.sensors = new DuplicateSensors(context, processorName);
   }
 
   @Override
@@ -132,42 +131,30 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
       return;
     }
     Bytes key = identity.get().bytes();
-    long timestamp = record.timestamp();
+    long now = Stamps.now(context, record);
     long fingerprint = reader.fingerprint(value, record.value());
     Optional<FirstSeen> remembered =
-        seen.find(key, timestamp).map(e -> new FirstSeen(e.atMillis(), fingerprintOf(e)));
+        seen.find(key, now)
+            .map(TimedStore.Found::value)
+            .filter(first -> now - first.firstSeenMillis() <= retention.toMillis());
+    String source = identity.get().source();
+    String id = identity.get().id();
     switch (FirstSeen.judge(remembered, fingerprint)) {
       case FIRST -> {
-        seen.put(key, ByteBuffer.allocate(Long.BYTES).putLong(fingerprint).array(), timestamp);
+        try {
+          seen.put(key, new FirstSeen(now, fingerprint), now, Optional.empty());
+        } catch (TimedStore.TooLargeException e) {
+          throw new IllegalStateException("a first-seen entry has a fixed size", e);
+        }
         context.forward(record.withValue(value), next);
       }
-      case DUPLICATE -> {
-        duplicates.record();
-        DUPLICATES.info(
-            "duplicate dropped: source={} id={} firstSeenAt={} againAt={}",
-            identity.get().source(),
-            identity.get().id(),
-            remembered.get().firstSeenMillis(),
-            timestamp);
-      }
-      case CONFLICT -> {
-        conflicts.record();
-        String detail =
-            "id %s from %s was first seen at %d with content %s; this copy has content %s and is dropped (first wins)"
-                .formatted(
-                    identity.get().id(),
-                    identity.get().source(),
-                    remembered.get().firstSeenMillis(),
-                    FirstSeen.hex(remembered.get().fingerprint()),
-                    FirstSeen.hex(fingerprint));
-        DUPLICATES.warn("conflicting duplicate dropped: {}", detail);
-        reject(record, RejectionReason.DUPLICATE_CONFLICT, detail);
-      }
+      case DUPLICATE -> sensors.duplicate(source, id, remembered.get(), record.timestamp());
+      case CONFLICT ->
+          reject(
+              record,
+              RejectionReason.DUPLICATE_CONFLICT,
+              sensors.conflict(source, id, remembered.get(), fingerprint));
     }
-  }
-
-  private static long fingerprintOf(RecentKeys.Entry entry) {
-    return entry.payload().length >= Long.BYTES ? ByteBuffer.wrap(entry.payload()).getLong() : 0L;
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {

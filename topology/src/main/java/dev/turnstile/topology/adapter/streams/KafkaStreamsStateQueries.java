@@ -24,10 +24,10 @@ import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.LagInfo;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.StreamsException;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.query.FailureReason;
-import org.apache.kafka.streams.query.KeyQuery;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
@@ -39,10 +39,12 @@ import org.apache.kafka.streams.state.ReadOnlyWindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
- * The topology's read-only queries over Kafka Streams Interactive Queries v2 (KIP-796): {@link
- * KafkaStreams#query} with a {@link KeyQuery} on {@code device-session-store} and a {@link
- * WindowKeyQuery} on {@code merge-store}, one partition each, the one {@link
- * KafkaStreams#queryMetadataForKey} names for the key.
+ * The topology's read-only queries: one partition's store each, the one {@link
+ * KafkaStreams#queryMetadataForKey} names for the key. A merge key's document through Interactive
+ * Queries v2 (KIP-796), a {@link WindowKeyQuery} on {@code merge-store}; a device's sessions
+ * through the read-only view of {@code device-state-store} ({@link KafkaStreams#store}), because
+ * they are a range of keys (every slot of the device, {@link DeviceStateKeys#deviceRange}), which
+ * IQv2 does not offer for window stores ({@code WindowRangeQuery} takes one key or none).
  *
  * <p><b>Who answers.</b> Only while Kafka Streams is {@code RUNNING}. The active task's store when
  * it is here ({@link StateQueryRequest#requireActive()}); else, when {@code standbyMaxLag >= 0}, a
@@ -52,13 +54,6 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * the caller to ask. No owner known, an IQv2 failure ({@code NOT_ACTIVE} or {@code NOT_PRESENT}
  * after metadata named this instance, {@code NOT_UP_TO_BOUND}, a store exception): {@link
  * QueryAnswer.Unavailable}, never an empty answer.
- *
- * <p><b>Ended sessions.</b> {@code device-session-ended-store} is keyed by device and session
- * reference; listing one device's entries needs a key-range read, which IQv2 does not offer for
- * window stores ({@code WindowRangeQuery} takes one key or none). That one read goes through the
- * store's read-only view ({@link KafkaStreams#store}) for the same partition, active only unless
- * the standby rule above applies. The open sessions are read first and the ended ones second;
- * {@link StateViews} drops a session found in both.
  */
 public final class KafkaStreamsStateQueries
     implements QueryDeviceSessionsUseCase, QueryMergedDocumentUseCase {
@@ -67,6 +62,7 @@ public final class KafkaStreamsStateQueries
   private final HostInfo self;
   private final long standbyMaxLag;
   private final Duration mergeRetention;
+  private final Duration endedRetention;
   private final int maxPatches;
   private final Clock clock;
 
@@ -81,12 +77,14 @@ public final class KafkaStreamsStateQueries
       HostInfo self,
       long standbyMaxLag,
       Duration mergeRetention,
+      Duration endedRetention,
       int maxPatches,
       Clock clock) {
     this.streams = streams;
     this.self = self;
     this.standbyMaxLag = standbyMaxLag;
     this.mergeRetention = mergeRetention;
+    this.endedRetention = endedRetention;
     this.maxPatches = maxPatches;
     this.clock = clock;
   }
@@ -94,27 +92,18 @@ public final class KafkaStreamsStateQueries
   @Override
   public QueryAnswer<DeviceSessionsView> deviceSessions(String deviceId, QueryScope scope) {
     return answer(
-        Names.DEVICE_SESSION_STORE,
+        Names.DEVICE_STATE_STORE,
         deviceId,
         scope,
         (client, partition, active) -> {
-          QueryResult<byte[]> open =
-              client
-                  .query(
-                      request(
-                          Names.DEVICE_SESSION_STORE,
-                          KeyQuery.<String, byte[]>withKey(deviceId),
-                          partition,
-                          active))
-                  .getPartitionResults()
-                  .get(partition);
-          if (open == null || open.isFailure()) {
-            return failed(open);
+          List<StateViews.Stored> slots;
+          try {
+            slots = deviceEntries(client, deviceId, partition, active);
+          } catch (InvalidStateStoreException notHere) {
+            return null;
           }
-          List<KeyValue<Bytes, byte[]>> ended = endedEntries(client, deviceId, partition, active);
-          Instant asOf = clock.instant();
           return new QueryAnswer.Found<>(
-              StateViews.deviceSessions(deviceId, open.getResult(), ended, asOf), !active);
+              StateViews.deviceSessions(deviceId, slots, clock.instant(), endedRetention), !active);
         });
   }
 
@@ -140,11 +129,12 @@ public final class KafkaStreamsStateQueries
           if (result == null || result.isFailure()) {
             return failed(result);
           }
-          byte[] newest = null;
+          StateViews.Stored newest = null;
           try (WindowStoreIterator<byte[]> windows = result.getResult()) {
             // Ascending window start: the last bucket holds the key's current state.
             while (windows.hasNext()) {
-              newest = windows.next().value;
+              KeyValue<Long, byte[]> window = windows.next();
+              newest = new StateViews.Stored(key.get(), window.value, window.key);
             }
           }
           Optional<MergedDocumentView> view =
@@ -258,21 +248,27 @@ public final class KafkaStreamsStateQueries
     return lag == null ? OptionalLong.empty() : OptionalLong.of(Math.max(0, lag.offsetLag() - 1));
   }
 
-  private static List<KeyValue<Bytes, byte[]>> endedEntries(
+  /** Every record of the device's slots in one partition's {@code device-state-store}. */
+  private static List<StateViews.Stored> deviceEntries(
       KafkaStreams client, String deviceId, int partition, boolean active) {
     StoreQueryParameters<ReadOnlyWindowStore<Bytes, byte[]>> parameters =
         StoreQueryParameters.fromNameAndType(
-                Names.DEVICE_SESSION_ENDED_STORE, QueryableStoreTypes.<Bytes, byte[]>windowStore())
+                Names.DEVICE_STATE_STORE, QueryableStoreTypes.<Bytes, byte[]>windowStore())
             .withPartition(partition);
     ReadOnlyWindowStore<Bytes, byte[]> store =
         client.store(active ? parameters : parameters.enableStaleStores());
-    Bytes[] range = WindowStoreEndedSessions.deviceRange(deviceId);
-    List<KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+    byte[][] range = DeviceStateKeys.deviceRange(deviceId);
+    List<StateViews.Stored> entries = new ArrayList<>();
     try (KeyValueIterator<Windowed<Bytes>, byte[]> all =
-        store.fetch(range[0], range[1], Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE))) {
+        store.fetch(
+            Bytes.wrap(range[0]),
+            Bytes.wrap(range[1]),
+            Instant.EPOCH,
+            Instant.ofEpochMilli(Long.MAX_VALUE))) {
       while (all.hasNext()) {
         KeyValue<Windowed<Bytes>, byte[]> next = all.next();
-        entries.add(KeyValue.pair(next.key.key(), next.value));
+        entries.add(
+            new StateViews.Stored(next.key.key().get(), next.value, next.key.window().start()));
       }
     }
     return entries;

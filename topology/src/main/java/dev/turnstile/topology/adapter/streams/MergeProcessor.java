@@ -10,6 +10,7 @@ import dev.turnstile.topology.domain.merge.MergeState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
  * merge-result id).
  *
- * <p>State: {@code merge-store} ({@link RecentKeys}), merge key to {@link StoredMergeState} (JSON),
+ * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (JSON),
  * kept for {@code topology.merge.retention-ms} after the key's last patch: a patch after that
  * starts a new document, so the state does not grow with every key ever merged. Its input is
  * partitioned by merge key, so one key's patches from every source meet in this task.
@@ -45,10 +46,9 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   private final int maxDocumentBytes;
   private final int maxStateBytes;
   private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
-  private final JsonSerde<StoredMergeState> stateSerde = new JsonSerde<>(StoredMergeState.class);
   private final Duration retention;
   private ProcessorContext<String, Object> context;
-  private RecentKeys states;
+  private TimedStore<StoredMergeState> states;
 
   private MergeProcessor(
       int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
@@ -66,7 +66,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   static ProcessorSupplier<String, byte[], String, Object> supplier(
       int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
     // Values are the state's JSON bytes: serialised once per patch, for the bound and the store.
-    StoreBuilder<?> store = RecentKeys.storeBuilder(Names.MERGE_STORE, retention);
+    StoreBuilder<?> store = TimedStore.storeBuilder(Names.MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, byte[], String, Object> get() {
@@ -83,7 +83,12 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.states = new RecentKeys(context.getStateStore(Names.MERGE_STORE), retention);
+    this.states =
+        new TimedStore<>(
+            context.getStateStore(Names.MERGE_STORE),
+            retention,
+            StoredMergeState.CODEC,
+            maxStateBytes);
   }
 
   @Override
@@ -93,10 +98,16 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
       return;
     }
     String mergeKey = record.key();
-    MergeState state = load(mergeKey, stamp(record));
+    long now = Stamps.now(context, record);
+    Optional<TimedStore.Found<StoredMergeState>> stored =
+        states.find(key(mergeKey), now).filter(f -> now - f.stampMillis() <= retention.toMillis());
+    MergeState state =
+        stored
+            .map(f -> f.value().restore(mergeKey, maxPatches))
+            .orElseGet(() -> MergeState.empty(mergeKey, maxPatches));
     MergeOutcome outcome = state.apply(input.patch());
     if (outcome instanceof MergeOutcome.Applied applied) {
-      publish(record, applied);
+      publish(record, applied, now, stored);
     } else if (outcome instanceof MergeOutcome.Duplicate duplicate) {
       LOG.info("duplicate patch ignored: mergeKey={} event={}", mergeKey, duplicate.contribution());
     } else if (outcome instanceof MergeOutcome.Rejected rejected) {
@@ -129,35 +140,22 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
     return input;
   }
 
-  /**
-   * When a key's state is written and looked up: never earlier than stream time, so each write of a
-   * key lands in the same or a newer bucket of {@link RecentKeys} and the newest bucket holds the
-   * current state (the record timestamps of two sources are not in processing order).
-   */
-  private long stamp(Record<String, byte[]> record) {
-    return Math.max(record.timestamp(), context.currentStreamTimeMs());
-  }
-
-  private MergeState load(String mergeKey, long at) {
-    return states
-        .find(key(mergeKey), at)
-        .map(
-            e ->
-                stateSerde
-                    .deserializer()
-                    .deserialize(null, e.payload())
-                    .restore(mergeKey, maxPatches))
-        .orElseGet(() -> MergeState.empty(mergeKey, maxPatches));
-  }
-
   private static Bytes key(String mergeKey) {
     return Bytes.wrap(mergeKey.getBytes(StandardCharsets.UTF_8));
   }
 
-  private void publish(Record<String, byte[]> record, MergeOutcome.Applied applied) {
+  private void publish(
+      Record<String, byte[]> record,
+      MergeOutcome.Applied applied,
+      long now,
+      Optional<TimedStore.Found<StoredMergeState>> previous) {
     MergeResult result = applied.result();
     byte[] value = resultSerde.write(result);
-    int documentBytes = resultSerde.write(result.document()).length;
+    // The document is part of the result: only a result past the bound needs it measured.
+    int documentBytes =
+        value.length <= maxDocumentBytes
+            ? value.length
+            : resultSerde.write(result.document()).length;
     if (documentBytes > maxDocumentBytes) {
       reject(
           record,
@@ -166,8 +164,9 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
               .formatted(result.mergeKey(), documentBytes, maxDocumentBytes));
       return;
     }
-    byte[] state = stateSerde.write(StoredMergeState.of(applied.state()));
-    if (state.length > maxStateBytes) {
+    try {
+      states.put(key(result.mergeKey()), StoredMergeState.of(applied.state()), now, previous);
+    } catch (TimedStore.TooLargeException e) {
       // Not saved: the key keeps the state it had, and its changelog record stays writable.
       reject(
           record,
@@ -175,13 +174,9 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
           ("the stored merge state of %s would have %d bytes (base and %d retained patches), more"
                   + " than the %d allowed")
               .formatted(
-                  result.mergeKey(),
-                  state.length,
-                  applied.state().patches().size(),
-                  maxStateBytes));
+                  result.mergeKey(), e.bytes, applied.state().patches().size(), maxStateBytes));
       return;
     }
-    states.put(key(result.mergeKey()), state, stamp(record));
     context.forward(
         new Record<>(
             result.mergeKey(),

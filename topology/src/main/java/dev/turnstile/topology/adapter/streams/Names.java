@@ -4,10 +4,9 @@ package dev.turnstile.topology.adapter.streams;
 public final class Names {
   public static final String DEVICE_EVENTS_SOURCE = "device-events-source";
   public static final String DEVICE_EVENT_DEDUP = "device-event-dedup";
-  public static final String DEVICE_EVENT_DEDUP_STORE = "device-event-dedup-store";
   public static final String DEVICE_SESSION = "device-session";
-  public static final String DEVICE_SESSION_STORE = "device-session-store";
-  public static final String DEVICE_SESSION_ENDED_STORE = "device-session-ended-store";
+  public static final String DEVICE_STATE_STORE = "device-state-store";
+  public static final String DEVICE_EVENT_INDEX = "device-event-index";
   public static final String DEVICE_SESSIONS_SINK = "device-sessions-sink";
   public static final String SESSION_MERGE_INPUT = "session-merge-input";
   public static final String SESSION_MERGE_INPUTS_SINK = "session-merge-inputs-sink";
@@ -24,10 +23,8 @@ public final class Names {
   public static final String MERGE_RESULTS_SINK = "merge-results-sink";
 
   public static final String MERGE_RESULTS_SOURCE = "merge-results-source";
-  public static final String POST_MERGE_DEDUP = "post-merge-dedup";
-  public static final String POST_MERGE_DEDUP_STORE = "post-merge-dedup-store";
   public static final String POST_MERGE = "post-merge";
-  public static final String POST_MERGE_EMITTED_STORE = "post-merge-emitted-store";
+  public static final String POST_MERGE_STORE = "post-merge-store";
   public static final String POST_MERGE_SINK = "post-merge-sink";
 
   /**

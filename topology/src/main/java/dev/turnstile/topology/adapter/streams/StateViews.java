@@ -2,83 +2,83 @@ package dev.turnstile.topology.adapter.streams;
 
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.session.DeviceSession;
-import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.port.in.DeviceSessionsView;
 import dev.turnstile.topology.port.in.DeviceSessionsView.EndedSession;
 import dev.turnstile.topology.port.in.DeviceSessionsView.OpenSession;
 import dev.turnstile.topology.port.in.MergedDocumentView;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 
 /** The query views from the stores' own bytes, as the processors wrote them. */
 final class StateViews {
 
-  private static final JsonSerde<StoredMergeState> MERGE_STATE =
-      new JsonSerde<>(StoredMergeState.class);
-
   private StateViews() {}
 
   /**
-   * @param snapshot the device's {@code device-session-store} value ({@link SnapshotCodec}), or
-   *     null when it holds nothing
-   * @param ended the device's {@code device-session-ended-store} entries (key, stored value), in
-   *     any order, possibly more than one per reference (one per bucket)
+   * One stored value as a store read returns it.
+   *
+   * @param key the store key
+   * @param value the stored bytes ({@link TimedStore}'s form)
+   * @param bucket its window start
+   */
+  record Stored(byte[] key, byte[] value, long bucket) {}
+
+  /**
+   * @param slots the device's {@code device-state-store} records, in any order
    * @param asOf the time of the read; open durations count to it
+   * @param endedRetention how long an ended reference is remembered
    */
   static DeviceSessionsView deviceSessions(
-      String deviceId, byte[] snapshot, List<KeyValue<Bytes, byte[]>> ended, Instant asOf) {
-    Map<String, EndedSession> newest = new HashMap<>();
-    for (KeyValue<Bytes, byte[]> entry : ended) {
-      Optional<String> ref = WindowStoreEndedSessions.sessionRef(entry.key, deviceId);
-      Optional<RecentKeys.Entry> value = RecentKeys.entry(entry.value);
-      if (ref.isEmpty() || value.isEmpty()) {
+      String deviceId, List<Stored> slots, Instant asOf, Duration endedRetention) {
+    List<EndedSession> ended = new ArrayList<>();
+    List<DeviceSession> openSessions = new ArrayList<>();
+    for (Stored stored : slots) {
+      DeviceStateKeys.Parsed key = DeviceStateKeys.parse(stored.key());
+      if (key.kind() == DeviceStateKeys.LONE || !key.deviceId().equals(deviceId)) {
         continue;
       }
-      EndedSession session =
-          new EndedSession(
-              ref.get(),
-              new String(value.get().payload(), StandardCharsets.UTF_8),
-              Instant.ofEpochMilli(value.get().atMillis()));
-      newest.merge(ref.get(), session, (a, b) -> a.endedAt().isAfter(b.endedAt()) ? a : b);
+      DeviceRecord.Slot slot =
+          (DeviceRecord.Slot)
+              TimedStore.decode(DeviceRecordCodec.INSTANCE, stored.value(), stored.bucket())
+                  .value();
+      openSessions.addAll(slot.sessions().open());
+      DeviceRecord.Ended end = slot.ended();
+      if (end != null
+          && key.sessionRef() != null
+          && asOf.toEpochMilli() - end.atMillis() <= endedRetention.toMillis()) {
+        ended.add(
+            new EndedSession(
+                key.sessionRef(), end.outcome().name(), Instant.ofEpochMilli(end.atMillis())));
+      }
     }
     List<EndedSession> recentlyEnded =
-        newest.values().stream()
+        ended.stream()
             .sorted(
                 Comparator.comparing(EndedSession::endedAt)
                     .reversed()
                     .thenComparing(EndedSession::sessionRef))
             .limit(DeviceSessionsView.MAX_ENDED)
             .toList();
-    // The two stores are read one after the other: a session that ended in between is in both
-    // reads. Its reference can never open again (SESSION_ALREADY_ENDED), so the ended entry wins.
-    Set<String> endedRefs = newest.keySet();
-    DeviceSessionsSnapshot state =
-        snapshot == null ? DeviceSessionsSnapshot.EMPTY : SnapshotCodec.read(snapshot);
-    List<OpenSession> open = new ArrayList<>();
-    for (DeviceSession session : state.open()) {
-      if (session.sessionRef() != null && endedRefs.contains(session.sessionRef())) {
-        continue;
-      }
-      open.add(
-          new OpenSession(
-              session.sessionId(),
-              session.sessionRef(),
-              session.startEventId(),
-              session.startedAt(),
-              Instant.ofEpochMilli(session.openedAtMillis()),
-              Math.max(0, asOf.toEpochMilli() - session.openedAtMillis())));
-    }
+    List<OpenSession> open =
+        openSessions.stream()
+            .sorted(
+                Comparator.comparingLong(DeviceSession::openedAtMillis)
+                    .thenComparing(DeviceSession::sessionId, Comparator.naturalOrder()))
+            .map(
+                session ->
+                    new OpenSession(
+                        session.sessionId(),
+                        session.sessionRef(),
+                        session.startEventId(),
+                        session.startedAt(),
+                        Instant.ofEpochMilli(session.openedAtMillis()),
+                        Math.max(0, asOf.toEpochMilli() - session.openedAtMillis())))
+            .toList();
     return new DeviceSessionsView(deviceId, asOf, open, recentlyEnded);
   }
 
@@ -89,13 +89,16 @@ final class StateViews {
    * @param newest the newest stored value of the key (the newest bucket), or null
    */
   static Optional<MergedDocumentView> mergedDocument(
-      String mergeKey, byte[] newest, Instant asOf, Duration retention, int maxPatches) {
-    Optional<RecentKeys.Entry> entry = RecentKeys.entry(newest);
-    if (entry.isEmpty() || asOf.toEpochMilli() - entry.get().atMillis() > retention.toMillis()) {
+      String mergeKey, Stored newest, Instant asOf, Duration retention, int maxPatches) {
+    if (newest == null) {
       return Optional.empty();
     }
-    StoredMergeState stored = MERGE_STATE.deserializer().deserialize(null, entry.get().payload());
-    Optional<MergeResult> result = stored.restore(mergeKey, maxPatches).result();
+    TimedStore.Found<StoredMergeState> entry =
+        TimedStore.decode(StoredMergeState.CODEC, newest.value(), newest.bucket());
+    if (asOf.toEpochMilli() - entry.stampMillis() > retention.toMillis()) {
+      return Optional.empty();
+    }
+    Optional<MergeResult> result = entry.value().restore(mergeKey, maxPatches).result();
     return result.map(
         r ->
             new MergedDocumentView(
@@ -105,6 +108,6 @@ final class StateViews {
                 r.document(),
                 r.contributionCount(),
                 r.sources().stream().collect(Collectors.toList()),
-                Instant.ofEpochMilli(entry.get().atMillis())));
+                Instant.ofEpochMilli(entry.stampMillis())));
   }
 }

@@ -25,6 +25,22 @@ record StoredMergeState(
     byte[] digest,
     List<String> sources) {
 
+  /** The stored form: JSON through the contracts' mapper. */
+  static final TimedStore.Codec<StoredMergeState> CODEC =
+      new TimedStore.Codec<>() {
+        private final JsonSerde<StoredMergeState> json = new JsonSerde<>(StoredMergeState.class);
+
+        @Override
+        public byte[] write(StoredMergeState value) {
+          return json.write(value);
+        }
+
+        @Override
+        public StoredMergeState read(byte[] bytes) {
+          return json.deserializer().deserialize(null, bytes);
+        }
+      };
+
   static StoredMergeState of(MergeState state) {
     return new StoredMergeState(
         state.base().isMissingNode() ? null : state.base(),

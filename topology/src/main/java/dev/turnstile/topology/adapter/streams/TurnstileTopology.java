@@ -6,6 +6,7 @@ import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
+import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
@@ -15,7 +16,7 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  *
  * <pre>
  * device-events.raw.v1 -> device-event-dedup -> device-session -> device-sessions.v1
- *                                                      | Closed with a sessionRef
+ *                  (device-state-store, device-event-index)  | Closed with a sessionRef
  *                                                      v
  *                                              session-merge-input --+
  *                                                                    v
@@ -25,8 +26,7 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  *                                       merge-results.v1 &lt;- merge (merge-store)
  *                                              |
  *                                              v
- *       post-merge-dedup (post-merge-dedup-store) -> post-merge (post-merge-emitted-store)
- *                                                        -> post-merge.v1
+ *                        post-merge (post-merge-store) -> post-merge.v1
  *
  * every stage may also write rejected-events.v1, each through its own counter and sink
  * </pre>
@@ -73,24 +73,27 @@ public final class TurnstileTopology {
   private static void addDeviceSessions(
       Builder builder, TopologyConfig config, boolean mergeSessions) {
     builder.source(Names.DEVICE_EVENTS_SOURCE, TopicCatalogue.DEVICE_EVENTS_RAW);
+    Duration recordRetention =
+        DeviceSessionProcessor.recordRetention(config.sessionPolicy(), config.dedupRetention());
     builder.stage(
         Names.DEVICE_EVENT_DEDUP,
-        EventDedupProcessor.supplier(
-            Names.DEVICE_EVENT_DEDUP,
-            Names.DEVICE_EVENT_DEDUP_STORE,
-            config.dedupRetention(),
-            Names.DEVICE_SESSION,
-            new DeviceEventReader()),
+        () ->
+            new DeviceEventDedupProcessor(
+                config.dedupRetention(), recordRetention, config.maxDeviceStateBytes()),
         Names.DEVICE_EVENTS_SOURCE);
     builder.stage(
         Names.DEVICE_SESSION,
         DeviceSessionProcessor.supplier(
             config.sessionPolicy(),
+            config.dedupRetention(),
             config.punctuateInterval(),
             config.maxDuePerPunctuation(),
             mergeSessions,
             config.maxDeviceStateBytes()),
         Names.DEVICE_EVENT_DEDUP);
+    // The dedup stage reads what device-session writes: it finds copies through the same state.
+    builder.topology.connectProcessorAndStateStores(
+        Names.DEVICE_EVENT_DEDUP, Names.DEVICE_STATE_STORE, Names.DEVICE_EVENT_INDEX);
     builder.sink(Names.DEVICE_SESSIONS_SINK, TopicCatalogue.DEVICE_SESSIONS, Names.DEVICE_SESSION);
     if (mergeSessions) {
       builder.topology.addProcessor(
@@ -138,19 +141,20 @@ public final class TurnstileTopology {
   private static void addPostMerge(Builder builder, TopologyConfig config, PostMergeStep step) {
     builder.source(Names.MERGE_RESULTS_SOURCE, TopicCatalogue.MERGE_RESULTS);
     builder.stage(
-        Names.POST_MERGE_DEDUP,
-        EventDedupProcessor.supplier(
-            Names.POST_MERGE_DEDUP,
-            Names.POST_MERGE_DEDUP_STORE,
-            config.dedupRetention(),
-            Names.POST_MERGE,
-            new MergeResultReader()),
-        Names.MERGE_RESULTS_SOURCE);
-    builder.stage(
         Names.POST_MERGE,
-        PostMergeProcessor.supplier(step, config.dedupRetention()),
-        Names.POST_MERGE_DEDUP);
+        PostMergeProcessor.supplier(step, postMergeRetention(config)),
+        Names.MERGE_RESULTS_SOURCE);
     builder.sink(Names.POST_MERGE_SINK, TopicCatalogue.POST_MERGE, Names.POST_MERGE);
+  }
+
+  /**
+   * How long post-merge remembers a merge key's last publication: the dedup retention, but less
+   * than the merge stage remembers the key (half of it), so a key the merge has forgotten, whose
+   * counts start again, is forgotten here first.
+   */
+  static Duration postMergeRetention(TopologyConfig config) {
+    Duration half = config.merge().retention().dividedBy(2);
+    return config.dedupRetention().compareTo(half) < 0 ? config.dedupRetention() : half;
   }
 
   /** Adds sources, sinks and stages under the deployment's topic names. */
@@ -186,7 +190,7 @@ public final class TurnstileTopology {
      * to be wired for rejections.
      */
     <KIn, VIn> void stage(
-        String name, ProcessorSupplier<KIn, VIn, String, Object> supplier, String parent) {
+        String name, ProcessorSupplier<KIn, VIn, String, ?> supplier, String parent) {
       topology.addProcessor(name, supplier, parent);
       topology.addProcessor(Names.rejections(name), RejectionCounter::new, name);
       sink(Names.rejectionsSink(name), TopicCatalogue.REJECTED_EVENTS, Names.rejections(name));

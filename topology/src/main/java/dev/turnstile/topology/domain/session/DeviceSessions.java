@@ -14,8 +14,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The session aggregate of one device (docs/design.md, "Device sessions"). Events arrive
- * deduplicated but late and out of order; this class decides what they mean.
+ * The session aggregate (docs/design.md, "Device sessions"): the sessions of one device that share
+ * a slot, either the device's anonymous sessions (events without a {@code sessionRef}) or the
+ * session of one {@code (device, sessionRef)}, as multi-connector stations run them. Events arrive
+ * deduplicated but late and out of order; this class decides what they mean. The rules of one slot
+ * never read another's, but for one bound: early {@code Finished} events held per device, which the
+ * caller counts across slots ({@code heldElsewhere}).
  *
  * <ul>
  *   <li>{@code Started} opens a session, keyed by its {@code sessionRef} when the device sent one
@@ -42,11 +46,16 @@ public final class DeviceSessions {
   private final Map<String, DeviceSession> open = new LinkedHashMap<>();
   private final List<HeldFinish> held = new ArrayList<>();
   private final EndedSessions ended;
+  private final int heldElsewhere;
 
   private DeviceSessions(
-      SessionPolicy policy, DeviceSessionsSnapshot snapshot, EndedSessions ended) {
+      SessionPolicy policy,
+      DeviceSessionsSnapshot snapshot,
+      EndedSessions ended,
+      int heldElsewhere) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.ended = Objects.requireNonNull(ended, "ended");
+    this.heldElsewhere = heldElsewhere;
     snapshot.open().forEach(session -> open.put(refKey(session.sessionRef()), session));
     held.addAll(snapshot.held());
   }
@@ -58,8 +67,26 @@ public final class DeviceSessions {
    */
   public static DeviceSessions restore(
       SessionPolicy policy, DeviceSessionsSnapshot snapshot, EndedSessions ended) {
+    return restore(policy, snapshot, ended, 0);
+  }
+
+  /**
+   * Rebuilds one slot's aggregate from its stored form.
+   *
+   * @param ended this slot's ended session references
+   * @param heldElsewhere early {@code Finished} events the device holds in its other slots, which
+   *     count toward {@link SessionPolicy#maxHeldFinishesPerDevice()}
+   */
+  public static DeviceSessions restore(
+      SessionPolicy policy,
+      DeviceSessionsSnapshot snapshot,
+      EndedSessions ended,
+      int heldElsewhere) {
     return new DeviceSessions(
-        policy, snapshot == null ? DeviceSessionsSnapshot.EMPTY : snapshot, ended);
+        policy,
+        snapshot == null ? DeviceSessionsSnapshot.EMPTY : snapshot,
+        ended,
+        Math.max(0, heldElsewhere));
   }
 
   /** The stored form of the current state. */
@@ -199,11 +226,13 @@ public final class DeviceSessions {
           finished);
       return;
     }
-    if (held.size() >= policy.maxHeldFinishesPerDevice()) {
+    if (heldElsewhere + held.size() >= policy.maxHeldFinishesPerDevice()) {
       reject(
           outcome,
           RejectionReason.REORDER_BUFFER_FULL,
-          "the device already holds " + held.size() + " Finished events waiting for their Started",
+          "the device already holds "
+              + (heldElsewhere + held.size())
+              + " Finished events waiting for their Started",
           finished);
       return;
     }

@@ -46,7 +46,7 @@ public record DeviceSessionsView(
       long openForMs) {}
 
   /**
-   * An ended session, as {@code device-session-ended-store} remembers it.
+   * An ended session, as its slot in {@code device-state-store} remembers it.
    *
    * @param sessionRef the device's reference
    * @param outcome how it ended: {@code Closed} or {@code Expired}

@@ -2,8 +2,7 @@ package dev.turnstile.topology.port.in;
 
 /**
  * Read-only: a device's open sessions and the ended sessions still remembered for it, from the
- * {@code device-session} stage's state ({@code device-session-store} and {@code
- * device-session-ended-store}).
+ * {@code device-session} stage's state (the device's session slots in {@code device-state-store}).
  */
 public interface QueryDeviceSessionsUseCase {
 

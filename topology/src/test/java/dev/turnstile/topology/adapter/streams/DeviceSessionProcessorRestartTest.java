@@ -2,6 +2,7 @@ package dev.turnstile.topology.adapter.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.Json;
@@ -15,6 +16,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.TaskId;
@@ -56,7 +58,9 @@ class DeviceSessionProcessorRestartTest {
     context = new MockProcessorContext<>(config, new TaskId(0, 0), dir.toFile());
     SessionPolicy policy =
         new SessionPolicy(Duration.ofHours(1), MAX_DURATION, 100, Duration.ofDays(1));
-    supplier = DeviceSessionProcessor.supplier(policy, INTERVAL, 1_000, false, 1 << 20);
+    supplier =
+        DeviceSessionProcessor.supplier(
+            policy, Duration.ofDays(1), INTERVAL, 1_000, false, 1 << 20);
     for (StoreBuilder<?> builder : supplier.stores()) {
       StateStore store = builder.withLoggingDisabled().build();
       store.init(context.getStateStoreContext(), store);
@@ -119,6 +123,114 @@ class DeviceSessionProcessorRestartTest {
     assertThat(sessionEventTypes()).containsExactly("Closed");
   }
 
+  @Test
+  void aCopyIsStillADuplicateAfterTheIndexIsLostWithItsTask() throws Exception {
+    Processor<String, byte[], String, Object> dedup = dedup();
+    start(T0);
+    context.setCurrentStreamTimeMs(T0);
+    dedup.process(raw("s", "R", T0));
+    assertThat(forwardedTo(Names.DEVICE_SESSION)).hasSize(1);
+    Processor<String, DeviceEventReader.Read, String, Object> sessions = start(T0);
+    sessions.process(firstForwardedRead());
+    context.resetForwards();
+
+    // The index has no changelog: a task that starts without it (a restore, a promoted standby)
+    // builds it again from device-state-store when device-session starts.
+    replaceIndexWithAnEmptyOne();
+    start(T0 + 1_000);
+    Processor<String, byte[], String, Object> restarted = dedup();
+    restarted.process(raw("s", "R", T0 + 1_000));
+    restarted.process(raw("s", "OTHER", T0 + 2_000));
+
+    assertThat(forwardedTo(Names.DEVICE_SESSION)).as("neither copy goes on").isEmpty();
+    assertThat(forwardedTo(Names.rejections(Names.DEVICE_EVENT_DEDUP)))
+        .as("the copy under another sessionRef is a conflict")
+        .hasSize(1);
+  }
+
+  private Processor<String, byte[], String, Object> dedup() {
+    Processor<String, byte[], String, Object> dedup =
+        new DeviceEventDedupProcessor(Duration.ofDays(1), Duration.ofDays(1), 1 << 20);
+    dedup.init(context);
+    return dedup;
+  }
+
+  private void replaceIndexWithAnEmptyOne() throws IOException {
+    StateStore old =
+        stores.stream().filter(s -> s.name().equals(Names.DEVICE_EVENT_INDEX)).findFirst().get();
+    old.close();
+    stores.remove(old);
+    try (var files = java.nio.file.Files.walk(dir)) {
+      files
+          .filter(f -> f.getFileName().toString().startsWith(Names.DEVICE_EVENT_INDEX))
+          .sorted(java.util.Comparator.reverseOrder())
+          .forEach(f -> deleteTree(f));
+    }
+    for (StoreBuilder<?> builder : supplier.stores()) {
+      if (builder.name().equals(Names.DEVICE_EVENT_INDEX)) {
+        StateStore store = builder.withLoggingDisabled().build();
+        store.init(context.getStateStoreContext(), store);
+        context.addStateStore(store);
+        stores.add(store);
+        @SuppressWarnings("unchecked")
+        var index =
+            (org.apache.kafka.streams.state.WindowStore<
+                    org.apache.kafka.common.utils.Bytes, byte[]>)
+                store;
+        try (var all = index.all()) {
+          assertThat(all.hasNext()).as("the new index starts empty").isFalse();
+        }
+      }
+    }
+  }
+
+  private static void deleteTree(Path path) {
+    try (var files = java.nio.file.Files.walk(path)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private List<Record<?, ?>> forwardedTo(String child) {
+    List<Record<?, ?>> records = new ArrayList<>();
+    for (var forward : context.forwarded()) {
+      if (child.equals(forward.childName().orElse(""))) {
+        records.add(forward.record());
+      }
+    }
+    return records;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Record<String, DeviceEventReader.Read> firstForwardedRead() {
+    return (Record<String, DeviceEventReader.Read>)
+        (Record<?, ?>) forwardedTo(Names.DEVICE_SESSION).get(0);
+  }
+
+  private static Record<String, byte[]> raw(String eventId, String ref, long arrivedAt) {
+    DeviceEvent event = record(DeviceEventType.Started, eventId, arrivedAt).value().event();
+    DeviceEvent withRef =
+        new DeviceEvent(
+            event.deviceId(),
+            event.eventId(),
+            event.type(),
+            Instant.ofEpochMilli(T0).atOffset(ZoneOffset.UTC),
+            ref,
+            null,
+            event.receivedAt());
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(
+        CloudEventHeaders.SOURCE,
+        CloudEventHeaders.deviceSource("d").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    headers.add(CloudEventHeaders.ID, eventId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      return new Record<>("d", Json.mapper().writeValueAsBytes(withRef), arrivedAt, headers);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private void startedProcessedThenTaskDown() {
     Processor<String, DeviceEventReader.Read, String, Object> first = start(T0);
     context.setCurrentStreamTimeMs(T0);
@@ -152,7 +264,7 @@ class DeviceSessionProcessorRestartTest {
             "R",
             null,
             Instant.ofEpochMilli(arrivedAt));
-    return new Record<>("d", new DeviceEventReader.Read(event, new byte[0]), arrivedAt);
+    return new Record<>("d", new DeviceEventReader.Read(event, new byte[0], 0L), arrivedAt);
   }
 
   private List<String> sessionEventTypes() {

@@ -8,11 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.contracttest.GoldenSamples;
 import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.schemas.Json;
-import dev.turnstile.topology.domain.session.DeviceSession;
-import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.port.in.DeviceSessionsView;
 import dev.turnstile.topology.port.in.MergedDocumentView;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +22,6 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.junit.jupiter.api.Test;
@@ -88,28 +84,27 @@ class StateViewsTest {
   }
 
   @Test
-  void aSessionSeenOpenAndEndedInTwoReadsIsListedAsEndedOnly() {
-    DeviceSession open =
-        new DeviceSession("d", "0b8e5c1e-3f5d-3c8a-9a4e-2d7f1b6c9e10", "r", "s", T0, 1_000, null);
-    byte[] snapshot = SnapshotCodec.write(new DeviceSessionsSnapshot(List.of(open), List.of()));
-    Bytes key = endedKey("d", "r");
-    byte[] value = ByteBuffer.allocate(8 + 6).putLong(2_000).put("Closed".getBytes()).array();
-
-    DeviceSessionsView view =
-        StateViews.deviceSessions(
-            "d", snapshot, List.of(KeyValue.pair(key, value)), Instant.ofEpochMilli(3_000));
-
-    assertThat(view.open()).isEmpty();
-    assertThat(view.recentlyEnded()).extracting(e -> e.sessionRef()).containsExactly("r");
-  }
-
-  @Test
   void anotherDevicesEntriesAreNeverListed() {
-    Bytes[] range = WindowStoreEndedSessions.deviceRange("ab");
-    assertThat(WindowStoreEndedSessions.sessionRef(endedKey("ab", "r"), "ab")).hasValue("r");
-    assertThat(WindowStoreEndedSessions.sessionRef(endedKey("abc", "r"), "ab")).isEmpty();
-    assertThat(endedKey("ab", "zzz").compareTo(range[1])).isNegative();
-    assertThat(endedKey("ac", "a").compareTo(range[1])).isPositive();
+    byte[][] range = DeviceStateKeys.deviceRange("ab");
+    Bytes from = Bytes.wrap(range[0]);
+    Bytes to = Bytes.wrap(range[1]);
+    for (byte[] own :
+        List.of(
+            DeviceStateKeys.slot("ab", "zzz"),
+            DeviceStateKeys.slot("ab", null),
+            DeviceStateKeys.lone("ab", "\uffff"))) {
+      assertThat(Bytes.wrap(own).compareTo(from)).isPositive();
+      assertThat(Bytes.wrap(own).compareTo(to)).isNegative();
+      assertThat(DeviceStateKeys.parse(own).deviceId()).isEqualTo("ab");
+    }
+    for (byte[] other :
+        List.of(DeviceStateKeys.slot("abc", "r"), DeviceStateKeys.slot("ac", "a"))) {
+      Bytes key = Bytes.wrap(other);
+      assertThat(key.compareTo(from) < 0 || key.compareTo(to) > 0).as("outside the range").isTrue();
+    }
+    DeviceStateKeys.Parsed parsed = DeviceStateKeys.parse(DeviceStateKeys.slot("ab", "r-1"));
+    assertThat(parsed.sessionRef()).isEqualTo("r-1");
+    assertThat(DeviceStateKeys.parse(DeviceStateKeys.slot("ab", null)).sessionRef()).isNull();
   }
 
   @Test
@@ -147,40 +142,36 @@ class StateViewsTest {
     }
   }
 
-  private static Bytes endedKey(String device, String ref) {
-    byte[] d = device.getBytes(StandardCharsets.UTF_8);
-    byte[] r = ref.getBytes(StandardCharsets.UTF_8);
-    return Bytes.wrap(
-        ByteBuffer.allocate(4 + d.length + r.length).putInt(d.length).put(d).put(r).array());
-  }
-
   /** What the query adapter reads, read the same way from the driver's stores. */
   private static DeviceSessionsView sessions(
       TopologyFixture topology, String device, Instant asOf) {
-    KeyValueStore<String, byte[]> open =
-        topology.driver.getKeyValueStore(Names.DEVICE_SESSION_STORE);
-    WindowStore<Bytes, byte[]> endedStore =
-        topology.driver.getWindowStore(Names.DEVICE_SESSION_ENDED_STORE);
-    Bytes[] range = WindowStoreEndedSessions.deviceRange(device);
-    List<KeyValue<Bytes, byte[]>> ended = new ArrayList<>();
+    WindowStore<Bytes, byte[]> store = topology.driver.getWindowStore(Names.DEVICE_STATE_STORE);
+    byte[][] range = DeviceStateKeys.deviceRange(device);
+    List<StateViews.Stored> slots = new ArrayList<>();
     try (KeyValueIterator<Windowed<Bytes>, byte[]> all =
-        endedStore.fetch(range[0], range[1], Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE))) {
-      all.forEachRemaining(kv -> ended.add(KeyValue.pair(kv.key.key(), kv.value)));
+        store.fetch(
+            Bytes.wrap(range[0]),
+            Bytes.wrap(range[1]),
+            Instant.EPOCH,
+            Instant.ofEpochMilli(Long.MAX_VALUE))) {
+      all.forEachRemaining(
+          kv ->
+              slots.add(
+                  new StateViews.Stored(kv.key.key().get(), kv.value, kv.key.window().start())));
     }
-    return StateViews.deviceSessions(device, open.get(device), ended, asOf);
+    return StateViews.deviceSessions(device, slots, asOf, Duration.ofDays(7));
   }
 
   private static Optional<MergedDocumentView> merged(
       TopologyFixture topology, String key, Instant asOf) {
     WindowStore<Bytes, byte[]> store = topology.driver.getWindowStore(Names.MERGE_STORE);
-    byte[] newest = null;
+    StateViews.Stored newest = null;
+    byte[] raw = key.getBytes(StandardCharsets.UTF_8);
     try (WindowStoreIterator<byte[]> windows =
-        store.fetch(
-            Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
-            Instant.EPOCH,
-            Instant.ofEpochMilli(Long.MAX_VALUE))) {
+        store.fetch(Bytes.wrap(raw), Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE))) {
       while (windows.hasNext()) {
-        newest = windows.next().value;
+        KeyValue<Long, byte[]> window = windows.next();
+        newest = new StateViews.Stored(raw, window.value, window.key);
       }
     }
     return StateViews.mergedDocument(key, newest, asOf, MERGE_RETENTION, 12);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.topology.domain.session.DeviceSession;
 import dev.turnstile.topology.domain.session.DeviceSessionsSnapshot;
 import dev.turnstile.topology.domain.session.HeldFinish;
@@ -23,21 +24,54 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * Any snapshot reads back equal, offsets and attributes included (strings as the strict reader lets
- * them in: no unpaired surrogates).
+ * Any record of {@code device-state-store} reads back equal: a slot with its remembered events, its
+ * ended marker and its sessions (offsets and attributes included, strings as the strict reader lets
+ * them in: no unpaired surrogates), and a lone event.
  */
-class SnapshotCodecProperties {
+class DeviceRecordCodecProperties {
+
+  private static final DeviceRecordCodec CODEC = DeviceRecordCodec.INSTANCE;
 
   @Property(tries = 300)
-  void aSnapshotReadsBackEqual(@ForAll("snapshots") DeviceSessionsSnapshot snapshot) {
-    assertThat(SnapshotCodec.read(SnapshotCodec.write(snapshot))).isEqualTo(snapshot);
+  void aSlotReadsBackEqual(
+      @ForAll("snapshots") DeviceSessionsSnapshot snapshot,
+      @ForAll("events") List<DeviceRecord.Remembered> events,
+      @ForAll("ended") DeviceRecord.Ended ended) {
+    DeviceRecord.Slot slot = new DeviceRecord.Slot(events, ended, snapshot);
+    assertThat(CODEC.read(CODEC.write(slot))).isEqualTo(slot);
+  }
+
+  @Property(tries = 50)
+  void aLoneEventReadsBackEqual(@ForAll long fingerprint, @ForAll long firstSeen) {
+    DeviceRecord.Lone lone = new DeviceRecord.Lone(fingerprint, firstSeen);
+    assertThat(CODEC.read(CODEC.write(lone))).isEqualTo(lone);
   }
 
   @Example
   void anotherFormatIsRefusedNotMisread() {
-    byte[] bytes = SnapshotCodec.write(DeviceSessionsSnapshot.EMPTY);
+    byte[] bytes = CODEC.write(DeviceRecord.Slot.EMPTY);
     bytes[0] = '{';
-    assertThatIllegalStateException().isThrownBy(() -> SnapshotCodec.read(bytes));
+    assertThatIllegalStateException().isThrownBy(() -> CODEC.read(bytes));
+  }
+
+  @Provide
+  Arbitrary<List<DeviceRecord.Remembered>> events() {
+    return Combinators.combine(
+            Arbitraries.strings().withCharRange(' ', '\ud7ff').ofMinLength(1).ofMaxLength(20),
+            Arbitraries.longs(),
+            Arbitraries.longs())
+        .as(DeviceRecord.Remembered::new)
+        .list()
+        .ofMaxSize(4);
+  }
+
+  @Provide
+  Arbitrary<DeviceRecord.Ended> ended() {
+    return Combinators.combine(
+            Arbitraries.of(DeviceSessionEventType.Closed, DeviceSessionEventType.Expired),
+            Arbitraries.longs())
+        .as(DeviceRecord.Ended::new)
+        .injectNull(0.3);
   }
 
   @Provide
