@@ -135,6 +135,10 @@ final class DeviceSessionProcessor
   public void process(Record<String, DeviceEventReader.Read> record) {
     DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
+    // What fell due (in arrival time) before this record ends before it is applied, whether or not
+    // a punctuation ran in between: the outcome is then a function of the input alone, so two
+    // generations reprocessing the same raw topic agree (docs/changing-a-rule.md, "Determinism").
+    expireAt(Math.max(record.timestamp(), context.currentStreamTimeMs()));
     DeviceSessions aggregate = load(record.key(), record.timestamp());
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
@@ -171,6 +175,11 @@ final class DeviceSessionProcessor
     long streamTime = context.currentStreamTimeMs();
     long now =
         quiet >= settlingPeriod() || streamTime < 0 ? wallClock : Math.min(wallClock, streamTime);
+    expireAt(now);
+  }
+
+  /** Ends what is due at {@code now} (arrival time), at most {@code maxDuePerPunctuation}. */
+  private void expireAt(long now) {
     for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
       Outcome outcome = aggregate.expire(now);
