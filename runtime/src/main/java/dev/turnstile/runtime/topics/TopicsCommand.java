@@ -182,7 +182,7 @@ public final class TopicsCommand implements Callable<Integer> {
    * generation started now cannot reprocess those, though the generations already running saw them
    * (their sessions, dedup ids and merges reflect them).
    */
-  static void printHistory(PrintWriter out, List<TopicHistory> history) {
+  public static void printHistory(PrintWriter out, List<TopicHistory> history) {
     for (TopicHistory topic : history) {
       out.println("history       " + topic.describe());
     }
