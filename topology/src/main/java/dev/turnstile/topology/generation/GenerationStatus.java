@@ -99,7 +99,7 @@ public record GenerationStatus(
    * generation's own hops ({@code merge-inputs.v1}, {@code merge-results.v1}).
    */
   static List<String> inputTopics(TopologyConfig config) {
-    TreeSet<String> topics = new TreeSet<>();
+    java.util.LinkedHashSet<String> topics = new java.util.LinkedHashSet<>();
     for (TopologyDescription.Subtopology sub :
         TurnstileTopology.build(config).describe().subtopologies()) {
       for (TopologyDescription.Node node : sub.nodes()) {
@@ -121,13 +121,13 @@ public record GenerationStatus(
       throws InterruptedException, ExecutionException, TimeoutException {
     String group = config.applicationId();
     List<TopicPartition> partitions = new ArrayList<>();
-    Map<String, Integer> counts = partitionCounts(admin, inputTopics(config), timeout);
-    counts.forEach(
-        (topic, n) -> {
-          for (int p = 0; p < n; p++) {
-            partitions.add(new TopicPartition(topic, p));
-          }
-        });
+    List<String> topics = inputTopics(config);
+    Map<String, Integer> counts = partitionCounts(admin, topics, timeout);
+    for (String topic : topics) {
+      for (int p = 0; p < counts.getOrDefault(topic, 0); p++) {
+        partitions.add(new TopicPartition(topic, p));
+      }
+    }
     Map<TopicPartition, OffsetAndMetadata> committed =
         admin
             .listConsumerGroupOffsets(

@@ -14,6 +14,7 @@ import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
@@ -135,11 +136,16 @@ final class DeviceSessionProcessor
   public void process(Record<String, DeviceEventReader.Read> record) {
     DeviceEvent event = record.value().event();
     lastProcessedWallClock = context.currentSystemTimeMs();
-    // What fell due (in arrival time) before this record ends before it is applied, whether or not
-    // a punctuation ran in between: the outcome is then a function of the input alone, so two
-    // generations reprocessing the same raw topic agree (docs/changing-a-rule.md, "Determinism").
-    expireAt(Math.max(record.timestamp(), context.currentStreamTimeMs()));
     DeviceSessions aggregate = load(record.key(), record.timestamp());
+    // What of this device fell due (arrival time) by stream time ends before its record applies,
+    // whether or not a punctuation ran in between: the outcome depends on the input alone, so two
+    // generations reprocessing the same raw topic agree (docs/changing-a-rule.md, "Determinism").
+    long now = Math.max(record.timestamp(), context.currentStreamTimeMs());
+    OptionalLong due = aggregate.nextDeadline();
+    if (due.isPresent() && due.getAsLong() <= now) {
+      emit(record.key(), aggregate.expire(now), now, null);
+      save(record.key(), aggregate);
+    }
     Outcome outcome = aggregate.apply(event, record.timestamp());
     DeviceSessionsSnapshot snapshot = aggregate.snapshot();
     byte[] stored = snapshot.isEmpty() ? null : SnapshotCodec.write(snapshot);
@@ -175,11 +181,6 @@ final class DeviceSessionProcessor
     long streamTime = context.currentStreamTimeMs();
     long now =
         quiet >= settlingPeriod() || streamTime < 0 ? wallClock : Math.min(wallClock, streamTime);
-    expireAt(now);
-  }
-
-  /** Ends what is due at {@code now} (arrival time), at most {@code maxDuePerPunctuation}. */
-  private void expireAt(long now) {
     for (String deviceId : deadlines.takeDue(now, maxDuePerPunctuation)) {
       DeviceSessions aggregate = load(deviceId, Math.max(0, context.currentStreamTimeMs()));
       Outcome outcome = aggregate.expire(now);
