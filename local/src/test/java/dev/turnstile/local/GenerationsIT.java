@@ -143,8 +143,7 @@ class GenerationsIT {
   static TopologyApplication reprocess(Generation generation, Map<String, String> rules)
       throws Exception {
     TopologyConfig config = config(generation, rules);
-    try (CatchUpWatch watch =
-        CatchUpWatch.start(config, Duration.ofMillis(500), System.out::println)) {
+    try (CatchUpWatch watch = CatchUpWatch.start(config, Duration.ofMillis(500), line -> {})) {
       TopologyApplication app = start(config);
       CatchUpWatch.CaughtUp done = watch.awaitCaughtUp(CATCH_UP).orElseThrow();
       System.out.printf(
