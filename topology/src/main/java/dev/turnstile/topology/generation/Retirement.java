@@ -37,11 +37,9 @@ record Retirement(
 
   static Retirement plan(Admin admin, TopologyConfig config, Duration timeout)
       throws InterruptedException, ExecutionException, TimeoutException {
-    List<String> outputs =
-        new ArrayList<>(
-            ClusterTopics.describe(
-                    admin, Generation.outputs().stream().map(config::topic).toList(), timeout)
-                .keySet());
+    List<String> names = Generation.outputs().stream().map(config::topic).toList();
+    var existing = ClusterTopics.describe(admin, names, timeout).keySet();
+    List<String> outputs = names.stream().filter(existing::contains).toList();
     String applicationId = config.applicationId();
     List<String> internal =
         admin
