@@ -5,6 +5,7 @@ import dev.turnstile.bridge.application.auth.DeviceCredential;
 import dev.turnstile.bridge.application.auth.DeviceCredential.Issued;
 import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.local.logging.KnownBenignLogFilter;
+import dev.turnstile.schemas.Generation;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
@@ -54,9 +55,8 @@ final class LocalStack implements AutoCloseable {
   private final Path home;
   private final EmbeddedKafka kafka;
   private final ServiceBusDouble serviceBus;
-  private final TopologyApplication topology;
-  private final TopologyHttpServer topologyHealth;
-  private final TopologyConfig topologyConfig;
+  private final RunningTopology topology;
+  private final Deque<RunningTopology> generations = new ArrayDeque<>();
   private final BridgeApplication bridge;
   private final String deviceToken;
 
@@ -64,19 +64,103 @@ final class LocalStack implements AutoCloseable {
       Path home,
       EmbeddedKafka kafka,
       ServiceBusDouble serviceBus,
-      TopologyConfig topologyConfig,
-      TopologyApplication topology,
-      TopologyHttpServer topologyHealth,
+      RunningTopology topology,
       BridgeApplication bridge,
       String deviceToken) {
     this.home = home;
     this.kafka = kafka;
     this.serviceBus = serviceBus;
-    this.topologyConfig = topologyConfig;
     this.topology = topology;
-    this.topologyHealth = topologyHealth;
     this.bridge = bridge;
     this.deviceToken = deviceToken;
+  }
+
+  /**
+   * One topology of the stack, a generation: its HTTP server (probes, metrics, queries) and its
+   * Kafka Streams client.
+   */
+  record RunningTopology(TopologyConfig config, TopologyApplication app, TopologyHttpServer http)
+      implements AutoCloseable {
+
+    /**
+     * Starts a topology with {@code values} and waits for it to run; its HTTP server first, as its
+     * port is the application.server Kafka Streams advertises.
+     */
+    static RunningTopology start(Map<String, String> values) throws InterruptedException {
+      TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
+      AtomicReference<TopologyApplication> running = new AtomicReference<>();
+      TopologyHttpServer http =
+          TopologyHttpServer.start(
+              config.httpHost(),
+              config.httpPort(),
+              new TopologyHttpServer.Probes(
+                  () -> running.get() == null || running.get().live(),
+                  () -> running.get() != null && running.get().ready(),
+                  () -> running.get() == null ? "STARTING" : running.get().state().name(),
+                  () -> running.get() == null ? "" : running.get().scrape()));
+      TopologyApplication app;
+      try {
+        String advertised = TopologyApplication.advertisedServer(config, http.port());
+        app = TopologyApplication.start(config, TopologyApplication.newRegistry(), advertised);
+        running.set(app);
+        KafkaStreamsStateQueries queries = app.queries(config, advertised);
+        http.serveQueries(
+            new QueryRoutes.UseCases(queries, queries),
+            advertised,
+            config.query().forwardTimeout());
+      } catch (RuntimeException e) {
+        http.close();
+        throw e;
+      }
+      RunningTopology topology = new RunningTopology(config, app, http);
+      if (!app.awaitRunning(Duration.ofSeconds(60))) {
+        topology.close();
+        throw new IllegalStateException("the topology did not reach RUNNING: " + app.state());
+      }
+      return topology;
+    }
+
+    @Override
+    public void close() {
+      app.close();
+      http.close();
+    }
+  }
+
+  /** The stack's own topology settings: its Kafka, state under the stack's folder, local HTTP. */
+  private static Map<String, String> topologyDefaults(EmbeddedKafka kafka, Path home) {
+    Map<String, String> values = new HashMap<>();
+    values.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+    values.put("topology.state-dir", home.resolve("streams").toString());
+    values.put("topology.num-standby-replicas", "0");
+    values.put("topology.punctuate-interval-ms", "1000");
+    values.put("topology.http.host", "127.0.0.1");
+    values.put("topology.http.port", "0");
+    return values;
+  }
+
+  /**
+   * Starts another generation of the topology beside the running ones (docs/changing-a-rule.md):
+   * creates its output topics and runs it, reading the raw topics from their earliest offset;
+   * {@link #close()} stops it with the stack.
+   *
+   * @param overrides topology keys on top of the stack's own (the rule it changes, its HTTP port)
+   */
+  RunningTopology startGeneration(Generation generation, Map<String, String> overrides)
+      throws InterruptedException {
+    if (generation.isDefault()) {
+      throw new IllegalArgumentException("the generation without a name runs already");
+    }
+    kafka.createTopics(
+        Generation.outputs().stream().map(t -> newTopic(t, generation.topicName(t, ""))).toList());
+    Map<String, String> values = topologyDefaults(kafka, home);
+    values.putAll(forProcess(overrides, "topology."));
+    values.put("topology.generation", generation.name());
+    RunningTopology started = RunningTopology.start(values);
+    synchronized (generations) {
+      generations.push(started);
+    }
+    return started;
   }
 
   /**
@@ -106,41 +190,10 @@ final class LocalStack implements AutoCloseable {
       started.push(kafka);
       kafka.createTopics(TopicCatalogue.ALL.stream().map(LocalStack::newTopic).toList());
 
-      Map<String, String> topologyValues = new HashMap<>();
-      topologyValues.put("kafka.bootstrap.servers", kafka.bootstrapServers());
-      topologyValues.put("topology.state-dir", home.resolve("streams").toString());
-      topologyValues.put("topology.num-standby-replicas", "0");
-      topologyValues.put("topology.punctuate-interval-ms", "1000");
-      topologyValues.put("topology.http.host", "127.0.0.1");
-      topologyValues.put("topology.http.port", "0");
+      Map<String, String> topologyValues = topologyDefaults(kafka, home);
       topologyValues.putAll(forProcess(overrides, "topology."));
-      TopologyConfig topologyConfig = TopologyConfig.from(ConfigValues.of(topologyValues));
-      // The HTTP server first: its port is the application.server Kafka Streams advertises.
-      AtomicReference<TopologyApplication> running = new AtomicReference<>();
-      TopologyHttpServer topologyHealth =
-          TopologyHttpServer.start(
-              topologyConfig.httpHost(),
-              topologyConfig.httpPort(),
-              new TopologyHttpServer.Probes(
-                  () -> running.get() == null || running.get().live(),
-                  () -> running.get() != null && running.get().ready(),
-                  () -> running.get() == null ? "STARTING" : running.get().state().name(),
-                  () -> running.get() == null ? "" : running.get().scrape()));
-      started.push(topologyHealth);
-      String advertised =
-          TopologyApplication.advertisedServer(topologyConfig, topologyHealth.port());
-      TopologyApplication topology =
-          TopologyApplication.start(topologyConfig, TopologyApplication.newRegistry(), advertised);
+      RunningTopology topology = RunningTopology.start(topologyValues);
       started.push(topology);
-      running.set(topology);
-      KafkaStreamsStateQueries queries = topology.queries(topologyConfig, advertised);
-      topologyHealth.serveQueries(
-          new QueryRoutes.UseCases(queries, queries),
-          advertised,
-          topologyConfig.query().forwardTimeout());
-      if (!topology.awaitRunning(Duration.ofSeconds(60))) {
-        throw new IllegalStateException("the topology did not reach RUNNING: " + topology.state());
-      }
 
       ServiceBusDouble serviceBus = ServiceBusDouble.start();
       started.push(serviceBus);
@@ -167,8 +220,7 @@ final class LocalStack implements AutoCloseable {
       bridgeValues.putAll(forProcess(overrides, "bridge."));
       bridgeValues.values().removeIf(String::isEmpty);
       BridgeApplication bridge = BridgeApplication.start(BridgeConfigLoader.fromMap(bridgeValues));
-      return new LocalStack(
-          home, kafka, serviceBus, topologyConfig, topology, topologyHealth, bridge, fleet.token());
+      return new LocalStack(home, kafka, serviceBus, topology, bridge, fleet.token());
     } catch (IOException e) {
       started.forEach(LocalStack::closeQuietly);
       deleteQuietly(home);
@@ -254,7 +306,12 @@ final class LocalStack implements AutoCloseable {
   }
 
   static NewTopic newTopic(Topic topic) {
-    NewTopic created = new NewTopic(topic.baseName(), topic.partitions(), (short) 1);
+    return newTopic(topic, topic.baseName());
+  }
+
+  /** {@code topic} under {@code name}, on the stack's one broker. */
+  static NewTopic newTopic(Topic topic, String name) {
+    NewTopic created = new NewTopic(name, topic.partitions(), (short) 1);
     return created.configs(
         Map.of(
             "cleanup.policy", topic.cleanupPolicy(),
@@ -279,7 +336,7 @@ final class LocalStack implements AutoCloseable {
 
   /** The topology's HTTP port: probes, metrics and the queries. */
   int topologyHealthPort() {
-    return topologyHealth.port();
+    return topology.http().port();
   }
 
   int httpPort() {
@@ -295,19 +352,21 @@ final class LocalStack implements AutoCloseable {
   }
 
   TopologyApplication topology() {
-    return topology;
+    return topology.app();
   }
 
   TopologyConfig topologyConfig() {
-    return topologyConfig;
+    return topology.config();
   }
 
   @Override
   public void close() {
     bridge.close();
     serviceBus.close();
+    synchronized (generations) {
+      generations.forEach(RunningTopology::close);
+    }
     topology.close();
-    topologyHealth.close();
     kafka.close();
     deleteQuietly(home);
   }

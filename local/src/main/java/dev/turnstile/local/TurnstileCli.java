@@ -1,8 +1,10 @@
 package dev.turnstile.local;
 
 import com.azure.messaging.servicebus.ServiceBusMessage;
+import dev.turnstile.schemas.Generation;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.config.TopologyConfig;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.Map;
@@ -106,15 +108,76 @@ public final class TurnstileCli implements Runnable {
             "HTTP port of the topology: probes, metrics, queries (default: ${DEFAULT-VALUE})")
     int topologyPort = 8081;
 
+    @Option(
+        names = "--generation",
+        paramLabel = "NAME",
+        description =
+            "also run a second generation of the topology, NAME, beside the first: its own"
+                + " application id, state and output topics (NAME.device-sessions.v1, ...),"
+                + " the same raw topics (docs/changing-a-rule.md)")
+    String generation;
+
+    @Option(
+        names = "--generation-config",
+        paramLabel = "FILE",
+        description =
+            "topology properties of the second generation: the rule it changes, e.g."
+                + " topology.session.max-duration-ms=28800000")
+    Path generationConfig;
+
+    @Option(
+        names = "--generation-port",
+        description = "HTTP port of the second generation (default: ${DEFAULT-VALUE})")
+    int generationPort = 8082;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+      Generation second = null;
+      Map<String, String> secondValues = new java.util.HashMap<>();
+      if (generation != null) {
+        try {
+          second = Generation.named(generation);
+          if (second.isDefault()) {
+            throw new IllegalArgumentException("the generation without a name runs anyway");
+          }
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(
+              spec.commandLine(), "--generation: " + e.getMessage());
+        }
+        if (generationConfig != null) {
+          java.util.Properties file = new java.util.Properties();
+          try (var reader = java.nio.file.Files.newBufferedReader(generationConfig)) {
+            file.load(reader);
+          } catch (java.io.IOException e) {
+            throw new CommandLine.ParameterException(
+                spec.commandLine(), "--generation-config: cannot read " + generationConfig);
+          }
+          file.stringPropertyNames().forEach(k -> secondValues.put(k, file.getProperty(k).trim()));
+        }
+        secondValues.put("topology.http.port", Integer.toString(generationPort));
+      } else if (generationConfig != null) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--generation-config needs --generation");
+      }
       LocalStack stack;
+      LocalStack.RunningTopology secondTopology = null;
       try {
         stack =
             LocalStack.start(port, Map.of("topology.http.port", Integer.toString(topologyPort)));
       } catch (IllegalArgumentException e) {
         System.err.println("turnstile up: " + e.getMessage());
         return 2;
+      }
+      if (second != null) {
+        try {
+          secondTopology = stack.startGeneration(second, secondValues);
+        } catch (RuntimeException e) {
+          stack.close();
+          System.err.println("turnstile up: generation " + second + ": " + e.getMessage());
+          return 2;
+        }
       }
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime()
@@ -160,6 +223,21 @@ public final class TurnstileCli implements Runnable {
           stack.deviceToken(),
           stack.httpPort(),
           stack.topologyHealthPort());
+      if (secondTopology != null) {
+        TopologyConfig secondConfig = secondTopology.config();
+        System.out.printf(
+            "Second generation %s: topology HTTP http://127.0.0.1:%d, outputs %s, application"
+                + " id %s. Compare it with the first (once both have caught up):%n"
+                + "  ./turnstile generation diff default %s --bootstrap %s%n",
+            second,
+            secondTopology.http().port(),
+            Generation.outputs().stream()
+                .map(secondConfig::topic)
+                .collect(Collectors.joining(", ")),
+            secondConfig.applicationId(),
+            second,
+            stack.bootstrapServers());
+      }
       stopped.await();
       return 0;
     }

@@ -227,6 +227,22 @@ class DistributionsIT {
                 assertThat(new String(r.value(), StandardCharsets.UTF_8))
                     .contains("\"durationMillis\":5400000"));
 
+    // The distribution's generation tool reads the running generation's status.
+    Process status =
+        launch(
+            TOPOLOGY,
+            "turnstile-generation",
+            Map.of(),
+            "status",
+            "default",
+            "--bootstrap",
+            bootstrap);
+    assertThat(status.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(log("turnstile-generation"))
+        .contains("application id and consumer group turnstile-topology, STABLE")
+        .contains("device-events.raw.v1");
+    assertThat(status.exitValue()).as(log("turnstile-generation")).isIn(0, 4);
+
     bridge.destroy();
     topology.destroy();
     assertThat(bridge.waitFor(30, TimeUnit.SECONDS)).as("bridge stops on SIGTERM").isTrue();

@@ -108,6 +108,25 @@ class KubernetesManifestsTest {
         .orElseThrow(() -> new AssertionError("no Deployment " + name));
   }
 
+  /**
+   * The topology's Deployments: the first generation's ({@code turnstile-topology}) and those of
+   * further generations beside it ({@code turnstile-topology-<generation>}).
+   */
+  static List<Deployment> topologies(List<HasMetadata> resources) {
+    List<Deployment> topologies =
+        all(resources, Deployment.class).stream()
+            .filter(d -> d.getMetadata().getName().startsWith("turnstile-topology"))
+            .toList();
+    assertThat(topologies)
+        .extracting(d -> d.getMetadata().getName())
+        .contains("turnstile-topology");
+    return topologies;
+  }
+
+  static Container container(Deployment deployment) {
+    return deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
   /** The container's environment as the process sees it; secret references as placeholders. */
   static Map<String, String> environment(List<HasMetadata> resources, Container container) {
     Map<String, String> env = new HashMap<>();
@@ -159,7 +178,9 @@ class KubernetesManifestsTest {
             "PodMonitor",
             "ServiceMonitor",
             "PrometheusRule");
-    assertThat(all(resources, PodDisruptionBudget.class)).hasSize(2);
+    assertThat(all(resources, PodDisruptionBudget.class))
+        .as("one PodDisruptionBudget per Deployment")
+        .hasSameSizeAs(all(resources, Deployment.class));
     assertThat(resources).allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isNotBlank());
   }
 
@@ -233,7 +254,9 @@ class KubernetesManifestsTest {
   void everyConfigurationKeyIsKnownToTheModelAndNoSecretIsInline(String overlay) throws Exception {
     List<HasMetadata> resources = render("k8s/overlays/" + overlay);
     assertThat(all(resources, Secret.class)).as("Secrets are referenced, never rendered").isEmpty();
-    for (String name : List.of("turnstile-bridge", "turnstile-topology")) {
+    List<String> names = new ArrayList<>(List.of("turnstile-bridge"));
+    topologies(resources).forEach(d -> names.add(d.getMetadata().getName()));
+    for (String name : names) {
       Container container =
           deployment(resources, name).getSpec().getTemplate().getSpec().getContainers().get(0);
       ConfigModel model =
@@ -300,7 +323,33 @@ class KubernetesManifestsTest {
   void topologyStateIsAnEmptyDirWithStandbysAndPodsNeverOutnumberPartitions(String overlay)
       throws Exception {
     List<HasMetadata> resources = render("k8s/overlays/" + overlay);
-    Deployment topology = deployment(resources, "turnstile-topology");
+    for (Deployment topology : topologies(resources)) {
+      stateOnAnEmptyDirAndStandbys(resources, topology);
+    }
+    for (GenericKubernetesResource scaled : custom(resources, "ScaledObject")) {
+      Map<String, Object> spec = scaled.get("spec");
+      assertThat(((Number) spec.get("maxReplicaCount")).intValue())
+          .as("KEDA max replicas <= input partitions")
+          .isLessThanOrEqualTo(inputPartitions());
+      assertThat(((Number) spec.get("minReplicaCount")).intValue())
+          .isLessThanOrEqualTo(deployment(resources, "turnstile-topology").getSpec().getReplicas());
+    }
+    assertThat(all(resources, HorizontalPodAutoscaler.class))
+        .allSatisfy(
+            hpa ->
+                assertThat(hpa.getSpec().getScaleTargetRef().getName())
+                    .as("the HPA scales the bridge; KEDA scales the topology")
+                    .isEqualTo("turnstile-bridge"));
+  }
+
+  static int inputPartitions() {
+    return Stream.of(TopicCatalogue.DEVICE_EVENTS_RAW, TopicCatalogue.SERVICEBUS_MESSAGES_RAW)
+        .mapToInt(Topic::partitions)
+        .min()
+        .orElseThrow();
+  }
+
+  static void stateOnAnEmptyDirAndStandbys(List<HasMetadata> resources, Deployment topology) {
     PodSpec pod = topology.getSpec().getTemplate().getSpec();
     Container container = pod.getContainers().get(0);
     TopologyConfig config = topology(resources, container);
@@ -320,25 +369,7 @@ class KubernetesManifestsTest {
     if (replicas > 1) {
       assertThat(config.numStandbyReplicas()).as("standbys with several pods").isPositive();
     }
-    int inputPartitions =
-        Stream.of(TopicCatalogue.DEVICE_EVENTS_RAW, TopicCatalogue.SERVICEBUS_MESSAGES_RAW)
-            .mapToInt(Topic::partitions)
-            .min()
-            .orElseThrow();
-    assertThat(replicas).isLessThanOrEqualTo(inputPartitions);
-    for (GenericKubernetesResource scaled : custom(resources, "ScaledObject")) {
-      Map<String, Object> spec = scaled.get("spec");
-      assertThat(((Number) spec.get("maxReplicaCount")).intValue())
-          .as("KEDA max replicas <= input partitions")
-          .isLessThanOrEqualTo(inputPartitions);
-      assertThat(((Number) spec.get("minReplicaCount")).intValue()).isLessThanOrEqualTo(replicas);
-    }
-    assertThat(all(resources, HorizontalPodAutoscaler.class))
-        .allSatisfy(
-            hpa ->
-                assertThat(hpa.getSpec().getScaleTargetRef().getName())
-                    .as("the HPA scales the bridge; KEDA scales the topology")
-                    .isEqualTo("turnstile-bridge"));
+    assertThat(replicas).isLessThanOrEqualTo(inputPartitions());
   }
 
   @ParameterizedTest
@@ -358,11 +389,17 @@ class KubernetesManifestsTest {
     Map<String, Map<String, Object>> specs = new HashMap<>();
     topics.forEach(
         t -> specs.put((String) ((Map<?, ?>) t.get("spec")).get("topicName"), t.get("spec")));
-    assertThat(specs.keySet())
-        .containsExactlyInAnyOrderElementsOf(
-            TopicCatalogue.ALL.stream().map(t -> t.name(prefix)).toList());
-    for (Topic topic : TopicCatalogue.ALL) {
-      Map<String, Object> spec = specs.get(topic.name(prefix));
+    // Every generation's topics, named as Generation names them: the raw ones are shared.
+    Map<String, Topic> expected = new HashMap<>();
+    for (Deployment topology : topologies(resources)) {
+      TopologyConfig config = topology(resources, container(topology));
+      assertThat(config.topicPrefix()).isEqualTo(prefix);
+      TopicCatalogue.ALL.forEach(t -> expected.put(config.topic(t), t));
+    }
+    assertThat(specs.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
+    for (Map.Entry<String, Topic> named : expected.entrySet()) {
+      Topic topic = named.getValue();
+      Map<String, Object> spec = specs.get(named.getKey());
       @SuppressWarnings("unchecked")
       Map<String, Object> config = (Map<String, Object>) spec.get("config");
       int replicas = ((Number) spec.get("replicas")).intValue();
@@ -450,6 +487,68 @@ class KubernetesManifestsTest {
             .containsExactlyInAnyOrder(
                 "topic:" + applicationId + "-", "transactionalId:" + applicationId + "-");
       }
+    }
+  }
+
+  /**
+   * A further generation's KafkaUser (named as its Deployment) reads the raw topics and owns what
+   * carries its names: its output topics, its internal topics and transactional ids, its group;
+   * nothing of another generation.
+   */
+  @ParameterizedTest
+  @MethodSource("overlays")
+  void eachFurtherGenerationsKafkaUserOwnsExactlyItsOwnNames(String overlay) throws Exception {
+    List<HasMetadata> resources = render("k8s/overlays/" + overlay);
+    for (Deployment topology : topologies(resources)) {
+      TopologyConfig config = topology(resources, container(topology));
+      if (config.generation().isDefault()) {
+        continue;
+      }
+      String name = topology.getMetadata().getName();
+      GenericKubernetesResource user =
+          custom(resources, "KafkaUser").stream()
+              .filter(u -> u.getMetadata().getName().equals(name))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no KafkaUser " + name));
+      assertThat(
+              container(topology).getEnv().stream()
+                  .filter(e -> e.getValueFrom() != null)
+                  .map(e -> e.getValueFrom().getSecretKeyRef().getName()))
+          .as(name + " uses its own user's Secret")
+          .containsOnly(name);
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> acls =
+          (List<Map<String, Object>>)
+              ((Map<?, ?>) ((Map<?, ?>) user.get("spec")).get("authorization")).get("acls");
+      List<String> granted = new ArrayList<>();
+      for (Map<String, Object> acl : acls) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> resource = (Map<String, Object>) acl.get("resource");
+        @SuppressWarnings("unchecked")
+        List<String> operations = (List<String>) acl.get("operations");
+        granted.add(
+            resource.get("type")
+                + ":"
+                + resource.get("patternType")
+                + ":"
+                + resource.get("name")
+                + ":"
+                + operations.contains("Write"));
+      }
+      String generation = config.generation().name();
+      String applicationId = config.applicationId();
+      assertThat(granted)
+          .containsExactlyInAnyOrder(
+              "topic:literal:" + config.topic(TopicCatalogue.DEVICE_EVENTS_RAW) + ":false",
+              "topic:literal:" + config.topic(TopicCatalogue.SERVICEBUS_MESSAGES_RAW) + ":false",
+              "topic:prefix:" + config.topicPrefix() + generation + ".:true",
+              "topic:prefix:" + applicationId + "-:true",
+              "group:literal:" + applicationId + ":false",
+              "transactionalId:prefix:" + applicationId + "-:true");
+      for (Topic output : dev.turnstile.schemas.Generation.outputs()) {
+        assertThat(config.topic(output)).startsWith(config.topicPrefix() + generation + ".");
+      }
+      assertThat(applicationId + "-").doesNotStartWith("turnstile-topology-");
     }
   }
 

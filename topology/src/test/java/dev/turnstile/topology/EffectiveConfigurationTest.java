@@ -131,6 +131,16 @@ class EffectiveConfigurationTest {
     effective.put("topic.prefix", config.topicPrefix());
     effective.put(
         "topology.application-id", streams.getString(StreamsConfig.APPLICATION_ID_CONFIG));
+    // The generation takes effect in the names of the topics the topology writes.
+    String sessions = config.topic(dev.turnstile.schemas.TopicCatalogue.DEVICE_SESSIONS);
+    String generation =
+        sessions.substring(
+            config.topicPrefix().length(),
+            sessions.length()
+                - dev.turnstile.schemas.TopicCatalogue.DEVICE_SESSIONS.baseName().length());
+    effective.put(
+        "topology.generation",
+        generation.isEmpty() ? "" : generation.substring(0, generation.length() - 1));
     effective.put("topology.state-dir", streams.getString(StreamsConfig.STATE_DIR_CONFIG));
     effective.put("topology.dedup.retention-ms", config.dedupRetention().toMillis());
     effective.put("topology.session.reorder-grace-ms", session.reorderGrace().toMillis());

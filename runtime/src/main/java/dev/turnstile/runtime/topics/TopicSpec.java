@@ -1,5 +1,6 @@
 package dev.turnstile.runtime.topics;
 
+import dev.turnstile.schemas.Generation;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import java.util.LinkedHashMap;
@@ -41,7 +42,23 @@ public record TopicSpec(String name, int partitions, short replicas, Map<String,
 
   /** Every catalogued topic under the prefix, with the given replication factor. */
   public static List<TopicSpec> catalogue(String prefix, short replicas) {
-    return TopicCatalogue.ALL.stream().map(t -> of(t, prefix, replicas)).toList();
+    return catalogue(prefix, Generation.DEFAULT, replicas);
+  }
+
+  /**
+   * Every topic a generation uses: the shared raw topics and its own outputs ({@link
+   * Generation#topicName}), under the prefix, with the given replication factor.
+   */
+  public static List<TopicSpec> catalogue(String prefix, Generation generation, short replicas) {
+    return TopicCatalogue.ALL.stream()
+        .map(t -> named(t, generation.topicName(t, prefix), replicas))
+        .toList();
+  }
+
+  /** The spec of a catalogued topic under its full name. */
+  private static TopicSpec named(Topic topic, String name, short replicas) {
+    TopicSpec spec = of(topic, "", replicas);
+    return new TopicSpec(name, spec.partitions(), spec.replicas(), spec.configs());
   }
 
   /** The topic to create; {@link #existing} topics cannot be created. */

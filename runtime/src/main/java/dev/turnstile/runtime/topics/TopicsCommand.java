@@ -1,6 +1,7 @@
 package dev.turnstile.runtime.topics;
 
 import dev.turnstile.runtime.cli.ExitCode;
+import dev.turnstile.schemas.Generation;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -35,7 +36,10 @@ import picocli.CommandLine.Option;
     description = {
       "Creates every topic of the catalogue that is missing (an existing topic is never changed)"
           + " and reports how existing ones differ: partitions, replication factor, retention.ms,"
-          + " cleanup.policy, min.insync.replicas (2 from 3 replicas on).",
+          + " cleanup.policy, min.insync.replicas (2 from 3 replicas on). With --generation, the"
+          + " topics of that generation of the topology: the shared raw topics and its own"
+          + " outputs. With --check, also how much history the raw topics hold, which is what a"
+          + " new generation can reprocess.",
       "Exit codes: 0 all as declared, 3 missing or differing topics, 1 Kafka failed, 2 usage."
     })
 public final class TopicsCommand implements Callable<Integer> {
@@ -59,6 +63,14 @@ public final class TopicsCommand implements Callable<Integer> {
       paramLabel = "PREFIX",
       description = "topic name prefix (default: topic.prefix of --config, else none)")
   String prefix;
+
+  @Option(
+      names = "--generation",
+      paramLabel = "NAME",
+      description =
+          "the topics of this generation of the topology (docs/changing-a-rule.md; default:"
+              + " topology.generation of --config, else the generation without a name)")
+  String generation;
 
   @Option(
       names = "--replicas",
@@ -125,10 +137,29 @@ public final class TopicsCommand implements Callable<Integer> {
         check
             ? TopicProvisioner.Mode.CHECK
             : dryRun ? TopicProvisioner.Mode.DRY_RUN : TopicProvisioner.Mode.CREATE;
-    List<TopicSpec> specs = TopicSpec.catalogue(prefix == null ? "" : prefix, replicas);
+    Generation named;
+    try {
+      named =
+          generation == null || generation.isBlank()
+              ? Generation.DEFAULT
+              : Generation.named(generation.strip());
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--generation: " + e.getMessage());
+    }
+    String deploymentPrefix = prefix == null ? "" : prefix;
+    List<TopicSpec> specs = TopicSpec.catalogue(deploymentPrefix, named, replicas);
     TopicProvisioner.Outcome outcome;
+    List<TopicHistory> history = List.of();
     try (Admin admin = Admin.create(client)) {
       outcome = TopicProvisioner.run(admin, specs, mode, Duration.ofMillis(timeoutMs));
+      if (check) {
+        history =
+            TopicHistory.read(
+                admin,
+                Generation.rawInputs().stream().map(t -> t.name(deploymentPrefix)).toList(),
+                Duration.ofMillis(timeoutMs));
+      }
     } catch (TimeoutException e) {
       err.println(
           "turnstile topics: Kafka at "
@@ -142,7 +173,34 @@ public final class TopicsCommand implements Callable<Integer> {
       return ExitCode.FAILURE;
     }
     print(out, mode, outcome);
+    printHistory(out, history);
     return outcome.clean() ? ExitCode.OK : ExitCode.TOPICS;
+  }
+
+  /**
+   * How much the raw topics hold, and a warning for each whose oldest records are deleted: a
+   * generation started now cannot reprocess those, though the generations already running saw them
+   * (their sessions, dedup ids and merges reflect them).
+   */
+  public static void printHistory(PrintWriter out, List<TopicHistory> history) {
+    for (TopicHistory topic : history) {
+      out.println("history       " + topic.describe());
+    }
+    for (TopicHistory topic : history) {
+      if (!topic.complete()) {
+        out.printf(
+            "WARNING       %s: %,d offsets are deleted already (retention.ms); a generation"
+                + " started now begins at its oldest retained record%s and cannot see what came"
+                + " before, which the running generation did see: compare outputs only from"
+                + " there on (docs/changing-a-rule.md, \"History\")%n",
+            topic.topic(),
+            topic.deletedOffsets(),
+            topic.oldestTimestamp().isPresent()
+                ? ", " + java.time.Instant.ofEpochMilli(topic.oldestTimestamp().getAsLong())
+                : "");
+      }
+    }
+    out.flush();
   }
 
   private static void print(
@@ -178,6 +236,8 @@ public final class TopicsCommand implements Callable<Integer> {
         String value = file.getProperty(key).trim();
         if (key.equals("topic.prefix") && prefix == null) {
           prefix = value;
+        } else if (key.equals("topology.generation") && generation == null) {
+          generation = value;
         } else if (key.startsWith("kafka.")
             && !key.startsWith("kafka.producer.")
             && !key.startsWith("kafka.streams.")) {

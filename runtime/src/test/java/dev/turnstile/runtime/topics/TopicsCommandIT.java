@@ -112,6 +112,10 @@ class TopicsCommandIT {
           .all()
           .get();
     }
+    // Metadata of the topic just created reaches the broker's cache a moment later.
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> describe("c.").containsKey("c.device-events.raw.v1"));
 
     Run run = run("--bootstrap", kafka.bootstrapServers(), "--prefix", "c.", "--replicas", "1");
 
@@ -155,5 +159,95 @@ class TopicsCommandIT {
     Run help = run("--help");
     assertThat(help.exitCode()).isEqualTo(ExitCode.OK);
     assertThat(help.out()).startsWith("Usage: turnstile topics").doesNotContain("dev.turnstile");
+  }
+
+  @Test
+  void aGenerationGetsItsOwnOutputsBesideTheSharedRawTopics() {
+    Run created =
+        run(
+            "--bootstrap",
+            kafka.bootstrapServers(),
+            "--prefix",
+            "g.",
+            "--generation",
+            "g2",
+            "--replicas",
+            "1");
+
+    assertThat(created.exitCode()).as(created.err()).isEqualTo(ExitCode.OK);
+    assertThat(created.out())
+        .contains("created  g.device-events.raw.v1")
+        .contains("created  g.g2.device-sessions.v1")
+        .contains("created  g.g2.merge-inputs.v1")
+        .doesNotContain("g.g2.device-events.raw.v1")
+        .doesNotContain("created  g.device-sessions.v1");
+    Run refused = run("--bootstrap", kafka.bootstrapServers(), "--generation", "G.2");
+    assertThat(refused.exitCode()).isEqualTo(ExitCode.CONFIG);
+    assertThat(refused.err()).contains("--generation");
+  }
+
+  @Test
+  void theCheckSaysHowMuchHistoryTheRawTopicsHoldAndWarnsWhenSomeIsGone() throws Exception {
+    assertThat(
+            run("--bootstrap", kafka.bootstrapServers(), "--prefix", "h.", "--replicas", "1")
+                .exitCode())
+        .isEqualTo(ExitCode.OK);
+    describeAll("h.");
+    long oldest = 1_416_354_026_000L;
+    try (var producer =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, String>(
+            Map.of("bootstrap.servers", kafka.bootstrapServers()),
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.StringSerializer())) {
+      for (int i = 0; i < 4; i++) {
+        producer
+            .send(
+                new org.apache.kafka.clients.producer.ProducerRecord<>(
+                    "h.device-events.raw.v1", 0, oldest + i * 1000L, "st-1", "event-" + i))
+            .get();
+      }
+    }
+
+    Run complete =
+        run(
+            "--bootstrap",
+            kafka.bootstrapServers(),
+            "--prefix",
+            "h.",
+            "--check",
+            "--replicas",
+            "1");
+    assertThat(complete.exitCode()).as(complete.out()).isEqualTo(ExitCode.OK);
+    assertThat(complete.out())
+        .contains("history       h.device-events.raw.v1: retention.ms 1209600000 (PT336H)")
+        .contains("oldest retained record 2014-11-18T23:40:26Z; 4 offsets retained")
+        .contains("history       h.servicebus-messages.raw.v1:")
+        .doesNotContain("WARNING");
+
+    try (Admin admin = kafka.admin()) {
+      admin
+          .deleteRecords(
+              Map.of(
+                  new org.apache.kafka.common.TopicPartition("h.device-events.raw.v1", 0),
+                  org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(3)))
+          .all()
+          .get();
+    }
+    Run truncated =
+        run(
+            "--bootstrap",
+            kafka.bootstrapServers(),
+            "--prefix",
+            "h.",
+            "--check",
+            "--replicas",
+            "1");
+    assertThat(truncated.exitCode()).isEqualTo(ExitCode.OK);
+    assertThat(truncated.out())
+        .contains("oldest retained record 2014-11-18T23:40:29Z; 1 offsets retained, 3 offsets")
+        .contains(
+            "WARNING       h.device-events.raw.v1: 3 offsets are deleted already (retention.ms);"
+                + " a generation started now begins at its oldest retained record,"
+                + " 2014-11-18T23:40:29Z");
   }
 }

@@ -2,6 +2,7 @@ package dev.turnstile.topology.config;
 
 import static dev.turnstile.topology.config.TopologyConfigModel.APPLICATION_ID;
 import static dev.turnstile.topology.config.TopologyConfigModel.BOOTSTRAP_SERVERS;
+import static dev.turnstile.topology.config.TopologyConfigModel.GENERATION;
 import static dev.turnstile.topology.config.TopologyConfigModel.NUM_STANDBY_REPLICAS;
 import static dev.turnstile.topology.config.TopologyConfigModel.NUM_STREAM_THREADS;
 import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_ADVERTISED_SERVER;
@@ -90,7 +91,11 @@ public final class StreamsProperties {
         "fixed: nothing a sender controls may stop a stream thread (rejected-events.v1 instead)";
     List<Fixed> fixed = new ArrayList<>();
     fixed.add(at(PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2, "fixed at exactly_once_v2"));
-    fixed.add(from(APPLICATION_ID_CONFIG, APPLICATION_ID));
+    fixed.add(
+        new Fixed(
+            APPLICATION_ID_CONFIG,
+            "set " + APPLICATION_ID + " (and " + GENERATION + ")",
+            (c, p) -> c.applicationId()));
     fixed.add(from(BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP_SERVERS));
     fixed.add(from(STATE_DIR_CONFIG, STATE_DIR));
     fixed.add(from(NUM_STREAM_THREADS_CONFIG, NUM_STREAM_THREADS));

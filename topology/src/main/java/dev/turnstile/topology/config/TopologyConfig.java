@@ -4,6 +4,7 @@ import static dev.turnstile.topology.config.TopologyConfigModel.*;
 
 import dev.turnstile.runtime.config.Setting;
 import dev.turnstile.runtime.config.Settings;
+import dev.turnstile.schemas.Generation;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,9 +55,17 @@ public final class TopologyConfig {
     return Path.of(System.getProperty("user.home"), ".turnstile", "streams");
   }
 
-  /** A topic's full name under this deployment's prefix. */
+  /**
+   * A topic's full name under this deployment's prefix, and, for a topic the topology writes, under
+   * its generation's name ({@link Generation#topicName}).
+   */
   public String topic(dev.turnstile.schemas.Topic topic) {
-    return topic.name(topicPrefix());
+    return generation().topicName(topic, topicPrefix());
+  }
+
+  /** The generation this process runs; {@link Generation#DEFAULT} unless configured. */
+  public Generation generation() {
+    return get(GENERATION);
   }
 
   public String bootstrapServers() {
@@ -67,8 +76,12 @@ public final class TopologyConfig {
     return get(TOPIC_PREFIX);
   }
 
+  /**
+   * Kafka Streams' {@code application.id}: {@code topology.application-id}, with the generation's
+   * name for a named generation ({@link Generation#applicationId}).
+   */
   public String applicationId() {
-    return get(APPLICATION_ID);
+    return generation().applicationId(get(APPLICATION_ID));
   }
 
   public Path stateDir() {

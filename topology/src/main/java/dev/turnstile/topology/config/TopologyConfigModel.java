@@ -6,6 +6,7 @@ import dev.turnstile.runtime.config.Keys;
 import dev.turnstile.runtime.config.PassThrough;
 import dev.turnstile.runtime.config.Setting;
 import dev.turnstile.runtime.config.Settings;
+import dev.turnstile.schemas.Generation;
 import dev.turnstile.topology.domain.merge.MergeState;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.nio.file.Path;
@@ -76,6 +77,25 @@ public final class TopologyConfigModel {
           .doc(
               "Kafka Streams `application.id`: consumer group, internal topic and transactional id"
                   + " prefix");
+
+  public static final Setting<Generation> GENERATION =
+      TOPOLOGY
+          .string("topology.generation", "")
+          .check(
+              "empty, or lower-case letters, digits and `-`",
+              name -> {
+                if (!name.isEmpty()) {
+                  Generation.check(name);
+                }
+              })
+          .as(Generation::new)
+          .doc(
+              "the generation this process runs (docs/changing-a-rule.md). Empty: the original"
+                  + " one, with the catalogue's topic names and `topology.application-id`. A name,"
+                  + " e.g. `g2`: a generation of its own beside it, reading the same raw topics"
+                  + " from their earliest retained offset, writing every topic the topology"
+                  + " writes as `<topic.prefix>g2.<topic>` and running as application id"
+                  + " `<topology.application-id>.g2`");
 
   public static final Setting<Path> STATE_DIR =
       TOPOLOGY

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.turnstile.runtime.config.InvalidConfigurationException;
+import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.TopologyApplication;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,5 +149,38 @@ class TopologyConfigTest {
                             + " kafka.streams.commit.interval.ms?",
                         "kafka.streams.turnstile.rocksdb.total.bytes: invalid value 'lots': Not a"
                             + " number of type LONG"));
+  }
+
+  @Test
+  void aGenerationRunsUnderItsOwnApplicationIdAndOutputTopics() {
+    TopologyConfig config =
+        TopologyConfig.from(
+            ConfigValues.of(
+                Map.of(
+                    "kafka.bootstrap.servers", "k:9092",
+                    "topic.prefix", "prod.",
+                    "topology.generation", "g2")));
+
+    assertThat(config.applicationId()).isEqualTo("turnstile-topology.g2");
+    assertThat(config.topic(TopicCatalogue.POST_MERGE)).isEqualTo("prod.g2.post-merge.v1");
+    assertThat(config.topic(TopicCatalogue.DEVICE_EVENTS_RAW))
+        .isEqualTo("prod.device-events.raw.v1");
+    assertThat(
+            TopologyApplication.streamsProperties(config)
+                .getProperty(StreamsConfig.APPLICATION_ID_CONFIG))
+        .isEqualTo("turnstile-topology.g2");
+  }
+
+  @Test
+  void aGenerationNameThatCannotPrefixATopicIsRefusedByItsKey() {
+    for (String bad : new String[] {"G2", "g.2", "default"}) {
+      assertThatThrownBy(
+              () ->
+                  TopologyConfig.from(
+                      ConfigValues.of(
+                          Map.of("kafka.bootstrap.servers", "k:9092", "topology.generation", bad))))
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining("topology.generation");
+    }
   }
 }

@@ -210,7 +210,8 @@ final class DeviceSessionProcessor
     DeviceSessions aggregate = aggregate(parsed, before, ended, device);
     // What of this slot fell due (arrival time) by stream time ends before its record applies,
     // whether or not a punctuation ran in between: the outcome depends on the input alone, so two
-    // generations reprocessing the same raw topic agree. It is saved in the record's one write.
+    // generations reprocessing the same raw topic agree (docs/changing-a-rule.md, "Determinism").
+    // It is saved in the record's one write.
     OptionalLong due = aggregate.nextDeadline();
     Outcome expired = due.isPresent() && due.getAsLong() <= now ? aggregate.expire(now) : null;
     Outcome outcome = aggregate.apply(event, record.timestamp());

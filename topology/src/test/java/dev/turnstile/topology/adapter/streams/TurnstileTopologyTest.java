@@ -78,8 +78,8 @@ class TurnstileTopologyTest {
     topology.send(event("st-9", "other", Started, null, T0), START.plus(Duration.ofDays(8)));
     topology.send(event("st-1", "e1", Started, null, T0), START.plus(Duration.ofDays(8)));
 
-    // The first session passed its maximum duration by stream time: it expires before the copy,
-    // now a new event, opens the next one.
+    // st-1's first session expired (72 h after its Started arrived) by the time its next record
+    // comes; that record, the resent e1, is not recognised and opens a session again.
     assertThat(types(topology.sessionEvents()))
         .containsExactly(
             DeviceSessionEventType.Opened,
