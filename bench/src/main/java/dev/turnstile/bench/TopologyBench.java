@@ -195,7 +195,8 @@ final class TopologyBench {
       after.forEach(
           (tp, offset) ->
               byTopic.merge(
-                  // Internal topics carry the round's application id: name them alike in every round.
+                  // Internal topics carry the round's application id: name them alike in every
+                  // round.
                   tp.topic().replace(appId + "-", "<application.id>-"),
                   (double) (offset - before.getOrDefault(tp, 0L)) / events,
                   Double::sum));
