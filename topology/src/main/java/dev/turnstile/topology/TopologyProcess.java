@@ -68,7 +68,8 @@ public final class TopologyProcess implements AutoCloseable {
     this.config = config;
     StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
     this.admin = Admin.create(streams.getAdminConfigs(config.applicationId() + "-topics"));
-    this.topics = new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), config.generation(), (short) 0));
+    this.topics =
+        new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), config.generation(), (short) 0));
     try {
       this.http =
           TopologyHttpServer.start(

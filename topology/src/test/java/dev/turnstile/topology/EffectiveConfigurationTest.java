@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -176,6 +177,13 @@ class EffectiveConfigurationTest {
     effective.put("topology.merge.max-document-bytes", merge.maxDocumentBytes());
     effective.put("topology.merge.max-patches", merge.maxPatches());
     effective.put("topology.merge.retention-ms", merge.retention().toMillis());
+    // What one of Kafka Streams' producers is given (Kafka Streams adds the serializers).
+    Map<String, Object> producer = new HashMap<>(streams.getProducerConfigs("p"));
+    producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    effective.put(
+        "kafka.streams.producer.batch.size",
+        new ProducerConfig(producer).getInt(ProducerConfig.BATCH_SIZE_CONFIG));
     String rocksDbKeys = "kafka.streams.turnstile.rocksdb.";
     effective.put(rocksDbKeys + "total.bytes", rocksDb.totalBytes());
     effective.put(rocksDbKeys + "memtable.fraction", rocksDb.memtableFraction());

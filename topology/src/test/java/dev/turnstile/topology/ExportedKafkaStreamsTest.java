@@ -16,8 +16,7 @@ class ExportedKafkaStreamsTest {
     Map<MetricName, Metric> exported =
         ExportedKafkaStreams.exported(
             metrics(
-                name(
-                    "put-rate", "stream-state-metrics", "rocksdb-state-id", "device-state-store"),
+                name("put-rate", "stream-state-metrics", "rocksdb-state-id", "device-state-store"),
                 name("put-rate", "stream-state-metrics", "rocksdb-window-state-id", "merge-store"),
                 name("put-rate", "stream-state-metrics", "rocksdb-session-state-id", "s-store")));
 
