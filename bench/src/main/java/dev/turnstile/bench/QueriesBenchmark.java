@@ -9,7 +9,7 @@ import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.TopologyProcess;
-import dev.turnstile.topology.adapter.http.QueryRoutes;
+import dev.turnstile.topology.TopologyServer;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.net.URI;
@@ -114,7 +114,7 @@ final class QueriesBenchmark {
           boolean local =
               asked
                   .advertisedServer()
-                  .equals(answer.headers().firstValue(QueryRoutes.SERVED_BY).orElse(""));
+                  .equals(answer.headers().firstValue(TopologyServer.SERVED_BY_HEADER).orElse(""));
           String kind = path.startsWith("/api/v1/merge/") ? "merge" : "sessions";
           record(figures, kind + (local ? " local" : " routed"), micros);
           long probeStarted = System.nanoTime();

@@ -6,7 +6,6 @@ import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +83,7 @@ final class TopologyCostBenchmark {
                     "topology.state-dir", stateDir.toString(),
                     "topology.application-id", "bench")));
     Topology topology =
-        passThrough ? StreamsCandidate.passThrough(config) : TurnstileTopology.build(config);
+        passThrough ? StreamsCandidate.passThrough(config) : TopologyApplication.topology(config);
     Instant start = Instant.parse("2026-11-30T00:00:00Z");
     try (TopologyTestDriver driver =
         new TopologyTestDriver(topology, TopologyApplication.streamsProperties(config), start)) {

@@ -9,7 +9,7 @@ import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
-import dev.turnstile.topology.adapter.streams.Names;
+import dev.turnstile.topology.DedupStage;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -168,7 +168,7 @@ final class Demo {
         "billing duplicates dropped by the topology",
         "billingDuplicatesDropped",
         raw.size() - distinctRaw.size(),
-        stack.topology().duplicatesDropped(Names.SERVICEBUS_MESSAGE_DEDUP));
+        stack.topology().duplicatesDropped(DedupStage.SERVICEBUS_MESSAGES));
 
     Set<String> settledKeys = new HashSet<>();
     BigDecimal kwh = BigDecimal.ZERO;
@@ -274,7 +274,7 @@ final class Demo {
           header(record, CloudEventHeaders.SOURCE) + " " + header(record, CloudEventHeaders.ID));
     }
     long extraCopies = raw.size() - distinctRaw.size();
-    long dropped = stack.topology().duplicatesDropped(Names.DEVICE_EVENT_DEDUP);
+    long dropped = stack.topology().duplicatesDropped(DedupStage.DEVICE_EVENTS);
 
     Reconciliation table = new Reconciliation();
     table.info("CSV rows (charging sessions)", "csvRows", rows.size());

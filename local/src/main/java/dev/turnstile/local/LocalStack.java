@@ -11,9 +11,7 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.adapter.http.QueryRoutes;
-import dev.turnstile.topology.adapter.http.TopologyHttpServer;
-import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
+import dev.turnstile.topology.TopologyServer;
 import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
@@ -28,7 +26,6 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.NewTopic;
 
@@ -55,8 +52,8 @@ final class LocalStack implements AutoCloseable {
   private final Path home;
   private final EmbeddedKafka kafka;
   private final ServiceBusDouble serviceBus;
-  private final RunningTopology topology;
-  private final Deque<RunningTopology> generations = new ArrayDeque<>();
+  private final TopologyServer topology;
+  private final Deque<TopologyServer> generations = new ArrayDeque<>();
   private final BridgeApplication bridge;
   private final String deviceToken;
 
@@ -64,7 +61,7 @@ final class LocalStack implements AutoCloseable {
       Path home,
       EmbeddedKafka kafka,
       ServiceBusDouble serviceBus,
-      RunningTopology topology,
+      TopologyServer topology,
       BridgeApplication bridge,
       String deviceToken) {
     this.home = home;
@@ -75,56 +72,11 @@ final class LocalStack implements AutoCloseable {
     this.deviceToken = deviceToken;
   }
 
-  /**
-   * One topology of the stack, a generation: its HTTP server (probes, metrics, queries) and its
-   * Kafka Streams client.
-   */
-  record RunningTopology(TopologyConfig config, TopologyApplication app, TopologyHttpServer http)
-      implements AutoCloseable {
-
-    /**
-     * Starts a topology with {@code values} and waits for it to run; its HTTP server first, as its
-     * port is the application.server Kafka Streams advertises.
-     */
-    static RunningTopology start(Map<String, String> values) throws InterruptedException {
-      TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
-      AtomicReference<TopologyApplication> running = new AtomicReference<>();
-      TopologyHttpServer http =
-          TopologyHttpServer.start(
-              config.httpHost(),
-              config.httpPort(),
-              new TopologyHttpServer.Probes(
-                  () -> running.get() == null || running.get().live(),
-                  () -> running.get() != null && running.get().ready(),
-                  () -> running.get() == null ? "STARTING" : running.get().state().name(),
-                  () -> running.get() == null ? "" : running.get().scrape()));
-      TopologyApplication app;
-      try {
-        String advertised = TopologyApplication.advertisedServer(config, http.port());
-        app = TopologyApplication.start(config, TopologyApplication.newRegistry(), advertised);
-        running.set(app);
-        KafkaStreamsStateQueries queries = app.queries(config, advertised);
-        http.serveQueries(
-            new QueryRoutes.UseCases(queries, queries),
-            advertised,
-            config.query().forwardTimeout());
-      } catch (RuntimeException e) {
-        http.close();
-        throw e;
-      }
-      RunningTopology topology = new RunningTopology(config, app, http);
-      if (!app.awaitRunning(Duration.ofSeconds(60))) {
-        topology.close();
-        throw new IllegalStateException("the topology did not reach RUNNING: " + app.state());
-      }
-      return topology;
-    }
-
-    @Override
-    public void close() {
-      app.close();
-      http.close();
-    }
+  /** Starts one topology of the stack (a generation) with {@code values}, and waits for it. */
+  private static TopologyServer startTopology(Map<String, String> values)
+      throws InterruptedException {
+    return TopologyServer.start(
+        TopologyConfig.from(ConfigValues.of(values)), Duration.ofSeconds(60));
   }
 
   /** The stack's own topology settings: its Kafka, state under the stack's folder, local HTTP. */
@@ -146,7 +98,7 @@ final class LocalStack implements AutoCloseable {
    *
    * @param overrides topology keys on top of the stack's own (the rule it changes, its HTTP port)
    */
-  RunningTopology startGeneration(Generation generation, Map<String, String> overrides)
+  TopologyServer startGeneration(Generation generation, Map<String, String> overrides)
       throws InterruptedException {
     if (generation.isDefault()) {
       throw new IllegalArgumentException("the generation without a name runs already");
@@ -156,7 +108,7 @@ final class LocalStack implements AutoCloseable {
     Map<String, String> values = topologyDefaults(kafka, home);
     values.putAll(forProcess(overrides, "topology."));
     values.put("topology.generation", generation.name());
-    RunningTopology started = RunningTopology.start(values);
+    TopologyServer started = startTopology(values);
     synchronized (generations) {
       generations.push(started);
     }
@@ -192,7 +144,7 @@ final class LocalStack implements AutoCloseable {
 
       Map<String, String> topologyValues = topologyDefaults(kafka, home);
       topologyValues.putAll(forProcess(overrides, "topology."));
-      RunningTopology topology = RunningTopology.start(topologyValues);
+      TopologyServer topology = startTopology(topologyValues);
       started.push(topology);
 
       ServiceBusDouble serviceBus = ServiceBusDouble.start();
@@ -336,7 +288,7 @@ final class LocalStack implements AutoCloseable {
 
   /** The topology's HTTP port: probes, metrics and the queries. */
   int topologyHealthPort() {
-    return topology.http().port();
+    return topology.httpPort();
   }
 
   int httpPort() {
@@ -352,7 +304,7 @@ final class LocalStack implements AutoCloseable {
   }
 
   TopologyApplication topology() {
-    return topology.app();
+    return topology.application();
   }
 
   TopologyConfig topologyConfig() {
@@ -364,7 +316,7 @@ final class LocalStack implements AutoCloseable {
     bridge.close();
     serviceBus.close();
     synchronized (generations) {
-      generations.forEach(RunningTopology::close);
+      generations.forEach(TopologyServer::close);
     }
     topology.close();
     kafka.close();

@@ -4,6 +4,7 @@ import com.azure.messaging.servicebus.ServiceBusMessage;
 import dev.turnstile.schemas.Generation;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.TopologyServer;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -162,7 +163,7 @@ public final class TurnstileCli implements Runnable {
             spec.commandLine(), "--generation-config needs --generation");
       }
       LocalStack stack;
-      LocalStack.RunningTopology secondTopology = null;
+      TopologyServer secondTopology = null;
       try {
         stack =
             LocalStack.start(port, Map.of("topology.http.port", Integer.toString(topologyPort)));
@@ -230,7 +231,7 @@ public final class TurnstileCli implements Runnable {
                 + " id %s. Compare it with the first (once both have caught up):%n"
                 + "  ./turnstile generation diff default %s --bootstrap %s%n",
             second,
-            secondTopology.http().port(),
+            secondTopology.httpPort(),
             Generation.outputs().stream()
                 .map(secondConfig::topic)
                 .collect(Collectors.joining(", ")),

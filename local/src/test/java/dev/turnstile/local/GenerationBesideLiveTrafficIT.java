@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.schemas.Generation;
+import dev.turnstile.topology.TopologyServer;
 import dev.turnstile.topology.generation.CatchUpWatch;
 import dev.turnstile.topology.generation.DiffReport;
 import dev.turnstile.topology.generation.GenerationDiff;
@@ -42,7 +43,7 @@ class GenerationBesideLiveTrafficIT {
 
   static LocalStack stack;
   static List<ChargingSession> rows;
-  static volatile LocalStack.RunningTopology generation;
+  static volatile TopologyServer generation;
 
   @BeforeAll
   static void start() throws InterruptedException {
@@ -128,7 +129,7 @@ class GenerationBesideLiveTrafficIT {
 
     // The reprocessing rate on its own: a third generation, started with all the input in.
     long started = System.nanoTime();
-    LocalStack.RunningTopology g3 =
+    TopologyServer g3 =
         stack.startGeneration(Generation.named("g3"), Map.of("topology.http.port", "0"));
     double running = (System.nanoTime() - started) / 1e9;
     try (CatchUpWatch watch = CatchUpWatch.start(g3.config(), Duration.ofMillis(200), line -> {})) {

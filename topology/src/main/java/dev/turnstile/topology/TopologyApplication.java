@@ -26,6 +26,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.state.HostInfo;
 import org.slf4j.Logger;
@@ -88,6 +89,14 @@ public final class TopologyApplication implements AutoCloseable {
     }
   }
 
+  /**
+   * The topology {@code config} describes, as Kafka Streams runs it (sources, processors, stores,
+   * sinks), for a harness that drives it without a broker ({@code TopologyTestDriver}).
+   */
+  public static Topology topology(TopologyConfig config) {
+    return TurnstileTopology.build(config);
+  }
+
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
   public static TopologyApplication start(TopologyConfig config) {
     return start(config, newRegistry());
@@ -131,7 +140,7 @@ public final class TopologyApplication implements AutoCloseable {
     if (applicationServer != null) {
       properties.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
     }
-    KafkaStreams streams = new ExportedKafkaStreams(TurnstileTopology.build(config), properties);
+    KafkaStreams streams = new ExportedKafkaStreams(topology(config), properties);
     TopologyApplication app = new TopologyApplication(streams, registry);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     // Record-level problems are answered inside the stages and by RejectingExceptionHandler
@@ -266,18 +275,17 @@ public final class TopologyApplication implements AutoCloseable {
   }
 
   /**
-   * Duplicates dropped by the stage {@code stage} (a processor name: {@code device-event-dedup},
-   * {@code servicebus-message-dedup}, {@code post-merge}; every stage when null) since this client
-   * started: the sum of {@code duplicates-total} over threads.
+   * Duplicates dropped by {@code stage} (every stage when null) since this client started: the sum
+   * of {@code duplicates-total} over threads.
    */
-  public long duplicatesDropped(String stage) {
+  public long duplicatesDropped(DedupStage stage) {
     double total = 0;
     for (var entry : streams.metrics().entrySet()) {
       MetricName name = entry.getKey();
       Metric metric = entry.getValue();
       if (name.name().equals("duplicates-total")
           && name.group().equals("stream-turnstile-dedup-metrics")
-          && (stage == null || stage.equals(name.tags().get("turnstile-dedup-id")))) {
+          && (stage == null || stage.tag().equals(name.tags().get("turnstile-dedup-id")))) {
         total += ((Number) metric.metricValue()).doubleValue();
       }
     }
