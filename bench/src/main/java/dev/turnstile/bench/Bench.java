@@ -2,12 +2,12 @@ package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.Json;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -23,6 +23,7 @@ import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.category.DefaultCategoryDataset;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Turnstile's benchmarks on a real broker. Each prints its figures and writes them to a folder. */
@@ -56,6 +57,15 @@ public final class Bench implements Runnable {
           "Events/s and CPU per event of the Turnstile topology against a Kafka Streams"
               + " pass-through and a naive RocksDB dedup, all exactly_once_v2, on the same input.")
   static final class TopologyCommand implements Callable<Integer> {
+    @Mixin BenchResults results;
+
+    @Option(
+        names = "--data",
+        description =
+            "the EV charging sessions CSV the session durations are drawn from (default:"
+                + " ${DEFAULT-VALUE})")
+    Path data = EvChargingDataset.SHIPPED;
+
     @Option(names = "--events", description = "input records (default: ${DEFAULT-VALUE})")
     long events = 1_000_000;
 
@@ -99,11 +109,6 @@ public final class Bench implements Runnable {
     long window = 200_000;
 
     @Option(
-        names = "--runs",
-        description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
-    int runs = 3;
-
-    @Option(
         names = "--candidates",
         split = ",",
         description = "which to run, in order (default: pass-through,naive-dedup,turnstile)")
@@ -125,21 +130,14 @@ public final class Bench implements Runnable {
         description = "topology configuration key=value for every candidate (repeatable)")
     Map<String, String> overrides = new LinkedHashMap<>();
 
-    @Option(names = "--out", description = "results folder (default: ${DEFAULT-VALUE})")
-    Path out = Path.of("docs", "bench");
-
-    @Option(names = "--name", description = "results file name (default: ${DEFAULT-VALUE})")
-    String name = "topology";
-
     @Override
     public Integer call() throws IOException {
-      Map<String, String> machine = Machine.describe();
-      machine.forEach((k, v) -> System.out.printf("%-8s %s%n", k, v));
+      Map<String, String> machine = results.begin();
       Set<StreamsCandidate> profiled = EnumSet.noneOf(StreamsCandidate.class);
       profile.forEach(p -> profiled.add(StreamsCandidate.of(p)));
-      Files.createDirectories(out);
       TopologyBench.Settings settings =
           new TopologyBench.Settings(
+              data,
               events,
               devices,
               resendFraction,
@@ -147,19 +145,20 @@ public final class Bench implements Runnable {
               checkpoints,
               window,
               warmFraction,
-              runs,
+              results.runs,
               candidates.stream().map(StreamsCandidate::of).toList(),
               profiled,
               profileEvent,
               overrides,
               Files.createTempDirectory("turnstile-bench"),
-              out);
+              results.out);
       TopologyBench.Report report;
       try {
         report = new TopologyBench(settings).run();
       } finally {
         TopologyBench.deleteRecursively(settings.workDir());
       }
+      results.end(machine);
       summarise(report, machine);
       return 0;
     }
@@ -176,7 +175,7 @@ public final class Bench implements Runnable {
       System.out.printf(
           Locale.ROOT,
           "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %12s %10s %14s %9s%n",
-          runs,
+          results.runs,
           events,
           "candidate",
           "events/s",
@@ -186,10 +185,7 @@ public final class Bench implements Runnable {
           "offs/ev",
           "state B/id",
           "RSS MiB");
-      ObjectNode json = Json.mapper().createObjectNode();
-      json.put("benchmark", "topology");
-      json.put("measuredAt", Instant.now().toString());
-      json.set("machine", Json.mapper().valueToTree(machine));
+      ObjectNode json = results.document(machine);
       json.set(
           "settings",
           Json.mapper()
@@ -206,7 +202,7 @@ public final class Bench implements Runnable {
                       "warmFraction",
                       warmFraction,
                       "runs",
-                      runs,
+                      results.runs,
                       "overrides",
                       overrides)));
       json.set("load", Json.mapper().valueToTree(report.load()));
@@ -239,11 +235,10 @@ public final class Bench implements Runnable {
       printByTopic(report);
       printTargets(rate, cpu, written);
       json.set("runs", Json.mapper().valueToTree(report.runs()));
-      Path results = out.resolve(name + ".json");
-      Files.write(results, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(json));
-      Path chart = out.resolve(name + ".png");
+      Path file = results.write(json);
+      Path chart = results.chart();
       chart(report, rate, machine, chart);
-      System.out.printf("%nresults: %s%nchart:   %s%n", results, chart);
+      System.out.printf("%nresults: %s%nchart:   %s%n", file, chart);
     }
 
     /** Offsets written per input event, by topic: medians per candidate. */

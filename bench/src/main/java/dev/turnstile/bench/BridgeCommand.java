@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +20,7 @@ import org.jfree.chart.axis.CategoryLabelPositions;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.category.DefaultCategoryDataset;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code bench bridge}: see {@link BridgeBench}. */
@@ -33,10 +33,7 @@ import picocli.CommandLine.Option;
             + " own JVM on the same broker, in the same run.")
 final class BridgeCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--runs",
-      description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
-  int runs = 3;
+  @Mixin BenchResults results;
 
   @Option(
       names = "--connections",
@@ -100,21 +97,12 @@ final class BridgeCommand implements Callable<Integer> {
       description = "profile the Turnstile bridge in round 1 (flame graph in the output folder)")
   boolean profile;
 
-  @Option(names = "--out", description = "results folder (default: ${DEFAULT-VALUE})")
-  Path out = Path.of("docs", "bench");
-
-  @Option(names = "--name", description = "results file name (default: ${DEFAULT-VALUE})")
-  String name = "bridge";
-
   @Override
   public Integer call() throws IOException {
-    Map<String, String> machine = Machine.describe();
-    machine.put("loadAverageAtStart", Machine.loadAverage());
-    machine.forEach((k, v) -> System.out.printf("%-8s %s%n", k, v));
-    Files.createDirectories(out);
+    Map<String, String> machine = results.begin();
     BridgeBench.Settings settings =
         new BridgeBench.Settings(
-            runs,
+            results.runs,
             connections,
             batchSizes,
             batchConnections,
@@ -127,7 +115,7 @@ final class BridgeCommand implements Callable<Integer> {
             overrides,
             Duration.ofMillis((long) (jvmWarmupSeconds * 1000)),
             profile,
-            out,
+            results.out,
             Files.createTempDirectory("turnstile-bench-bridge"));
     BridgeBench.Report report;
     try {
@@ -135,7 +123,7 @@ final class BridgeCommand implements Callable<Integer> {
     } finally {
       TopologyBench.deleteRecursively(settings.workDir());
     }
-    machine.put("loadAverageAtEnd", Machine.loadAverage());
+    results.end(machine);
     summarise(report, machine);
     return 0;
   }
@@ -153,7 +141,7 @@ final class BridgeCommand implements Callable<Integer> {
         Locale.ROOT,
         "%nmedians of %d rounds, %s warm-up + %s measured per run; load average %s -> %s%n"
             + "%-28s %12s %12s %9s %9s %11s %11s %10s%n",
-        runs,
+        results.runs,
         report.settings().warmup(),
         report.settings().duration(),
         machine.get("loadAverageAtStart"),
@@ -166,10 +154,7 @@ final class BridgeCommand implements Callable<Integer> {
         "server µs/r",
         "broker µs/r",
         "x producer");
-    ObjectNode json = Json.mapper().createObjectNode();
-    json.put("benchmark", "bridge");
-    json.put("measuredAt", Instant.now().toString());
-    json.set("machine", Json.mapper().valueToTree(machine));
+    ObjectNode json = results.document(machine);
     json.set("settings", settings(report.settings()));
     ArrayNode medians = json.putArray("medians");
     for (String c : records.keySet()) {
@@ -232,11 +217,10 @@ final class BridgeCommand implements Callable<Integer> {
             + " blocked-thread warnings in the Turnstile bridge: %d%n",
         allMatch ? "yes" : "NO", blocked);
     json.set("runs", Json.mapper().valueToTree(report.runs()));
-    Path results = out.resolve(name + ".json");
-    Files.write(results, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(json));
-    Path chart = out.resolve(name + ".png");
+    Path file = results.write(json);
+    Path chart = results.chart();
     chart(report, records, machine, chart);
-    System.out.printf("%nresults: %s%nchart:   %s%n", results, chart);
+    System.out.printf("%nresults: %s%nchart:   %s%n", file, chart);
   }
 
   private ObjectNode settings(BridgeBench.Settings s) {

@@ -45,8 +45,6 @@ final class DeviceEventLoad {
 
   static final double MEAN_GAP_HOURS = 4;
   static final int FINISHED_FIRST_PERCENT = 25;
-  private static final Path DATASET =
-      Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
 
   /**
    * What was written.
@@ -71,10 +69,13 @@ final class DeviceEventLoad {
 
   private DeviceEventLoad() {}
 
+  /**
+   * @param dataset the EV charging sessions CSV whose session durations are drawn
+   */
   static Loaded write(
-      String bootstrap, long records, int devices, double resendFraction, long seed) {
+      String bootstrap, Path dataset, long records, int devices, double resendFraction, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
-    long[] durations = durationsFromDataset();
+    long[] durations = durationsFromDataset(dataset);
     List<Send> sends = new ArrayList<>();
     long finishedFirst = 0;
     long order = 0;
@@ -138,8 +139,8 @@ final class DeviceEventLoad {
   }
 
   /** The dataset's session durations, ms; a session of 0 s counts as one minute. */
-  private static long[] durationsFromDataset() {
-    List<ChargingSession> rows = EvChargingDataset.read(DATASET);
+  private static long[] durationsFromDataset(Path dataset) {
+    List<ChargingSession> rows = EvChargingDataset.read(dataset);
     return rows.stream()
         .mapToLong(s -> Math.max(60_000, Duration.between(s.created(), s.ended()).toMillis()))
         .toArray();

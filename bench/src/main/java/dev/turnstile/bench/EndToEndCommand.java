@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -19,6 +18,7 @@ import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.category.DefaultCategoryDataset;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code bench e2e}: see {@link EndToEndBench}. */
@@ -31,10 +31,7 @@ import picocli.CommandLine.Option;
             + " its own JVM on one broker.")
 final class EndToEndCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--runs",
-      description = "rounds; medians are reported (default: ${DEFAULT-VALUE})")
-  int runs = 3;
+  @Mixin BenchResults results;
 
   @Option(
       names = "--flood",
@@ -64,21 +61,12 @@ final class EndToEndCommand implements Callable<Integer> {
   @Option(names = "--bridge-set", description = "bridge configuration key=value (repeatable)")
   Map<String, String> bridgeOverrides = new LinkedHashMap<>();
 
-  @Option(names = "--out", description = "results folder (default: ${DEFAULT-VALUE})")
-  Path out = Path.of("docs", "bench");
-
-  @Option(names = "--name", description = "results file name (default: ${DEFAULT-VALUE})")
-  String name = "e2e";
-
   @Override
   public Integer call() throws IOException {
-    Map<String, String> machine = Machine.describe();
-    machine.put("loadAverageAtStart", Machine.loadAverage());
-    machine.forEach((k, v) -> System.out.printf("%-8s %s%n", k, v));
-    Files.createDirectories(out);
+    Map<String, String> machine = results.begin();
     EndToEndBench.Settings settings =
         new EndToEndBench.Settings(
-            runs,
+            results.runs,
             Duration.ofMillis((long) (floodSeconds * 1000)),
             Duration.ofMillis((long) (durationSeconds * 1000)),
             connections,
@@ -93,7 +81,7 @@ final class EndToEndCommand implements Callable<Integer> {
     } finally {
       TopologyBench.deleteRecursively(settings.workDir());
     }
-    machine.put("loadAverageAtEnd", Machine.loadAverage());
+    results.end(machine);
     summarise(report, machine);
     return 0;
   }
@@ -112,7 +100,7 @@ final class EndToEndCommand implements Callable<Integer> {
             + " events/s, HTTP 202 -> visible on device-sessions.v1 (read_committed) p50 %.1f ms,"
             + " p99 %.1f ms; target p99 <= commit interval %d ms + 50 ms = %d ms: %s; events never"
             + " seen: %d%n",
-        runs,
+        results.runs,
         machine.get("loadAverageAtStart"),
         machine.get("loadAverageAtEnd"),
         saturation,
@@ -123,12 +111,9 @@ final class EndToEndCommand implements Callable<Integer> {
         target,
         p99 <= target ? "met" : "NOT met",
         missing);
-    ObjectNode json = Json.mapper().createObjectNode();
-    json.put("benchmark", "e2e");
-    json.put("measuredAt", Instant.now().toString());
-    json.set("machine", Json.mapper().valueToTree(machine));
+    ObjectNode json = results.document(machine);
     ObjectNode s = json.putObject("settings");
-    s.put("runs", runs);
+    s.put("runs", results.runs);
     s.put("floodSeconds", floodSeconds);
     s.put("durationSeconds", durationSeconds);
     s.put("connections", connections);
@@ -149,9 +134,8 @@ final class EndToEndCommand implements Callable<Integer> {
     medians.put("targetMet", p99 <= target);
     medians.put("eventsNeverSeen", missing);
     json.set("runs", Json.mapper().valueToTree(report.runs()));
-    Path results = out.resolve(name + ".json");
-    Files.write(results, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(json));
-    Path chart = out.resolve(name + ".png");
+    Path file = results.write(json);
+    Path chart = results.chart();
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (EndToEndBench.Run run : report.runs()) {
       data.addValue(run.p50Millis(), "p50", "round " + run.round());
@@ -177,7 +161,7 @@ final class EndToEndCommand implements Callable<Integer> {
             false);
     png.setBackgroundPaint(Color.WHITE);
     ChartUtils.saveChartAsPNG(chart.toFile(), png, 1000, 600);
-    System.out.printf("%nresults: %s%nchart:   %s%n", results, chart);
+    System.out.printf("%nresults: %s%nchart:   %s%n", file, chart);
   }
 
   private static double median(

@@ -27,7 +27,11 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class TopologyBench {
 
+  /**
+   * @param dataset the EV charging sessions CSV the load draws its session durations from
+   */
   record Settings(
+      Path dataset,
       long events,
       int devices,
       double resendFraction,
@@ -91,6 +95,7 @@ final class TopologyBench {
       DeviceEventLoad.Loaded load =
           DeviceEventLoad.write(
               broker.bootstrap(),
+              settings.dataset(),
               settings.events(),
               settings.devices(),
               settings.resendFraction(),

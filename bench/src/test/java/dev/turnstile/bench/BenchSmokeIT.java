@@ -3,6 +3,7 @@ package dev.turnstile.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +28,8 @@ class BenchSmokeIT {
         new CommandLine(new Bench())
             .execute(
                 "topology",
+                "--data",
+                Path.of("..").resolve(EvChargingDataset.SHIPPED).toString(),
                 "--events",
                 "3000",
                 "--devices",

@@ -1,6 +1,7 @@
 package dev.turnstile.faults;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -101,7 +102,7 @@ public final class FaultsMain implements Callable<Integer> {
   int maxMinutes;
 
   @Option(names = "--data", description = "CSV to replay (default: ${DEFAULT-VALUE})")
-  Path data = Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
+  Path data = EvChargingDataset.SHIPPED;
 
   @Option(
       names = "--work",

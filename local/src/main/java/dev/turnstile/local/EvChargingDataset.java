@@ -23,6 +23,10 @@ import org.apache.commons.csv.CSVRecord;
  */
 public final class EvChargingDataset {
 
+  /** The file as the repository ships it, relative to the repository's root. */
+  public static final Path SHIPPED =
+      Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
+
   /** The zone the replay assumes for the file's local timestamps. */
   public static final ZoneId ZONE = ZoneId.of("America/Los_Angeles");
 

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
     description = "Turnstile on one machine: an in-process Kafka, the topology and the bridge.")
 public final class TurnstileCli implements Runnable {
 
-  static final Path DEFAULT_DATA = Path.of("data", "ev-workplace-charging-sessions-2014-2015.csv");
+  static final Path DEFAULT_DATA = EvChargingDataset.SHIPPED;
 
   @Override
   public void run() {
