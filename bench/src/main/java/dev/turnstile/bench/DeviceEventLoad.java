@@ -16,8 +16,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -148,20 +150,25 @@ final class DeviceEventLoad {
 
   /** Sessions whose Started and Finished were both written. */
   private static List<String> completeSessions(List<Send> written) {
-    Map<String, Integer> halves = new java.util.LinkedHashMap<>();
+    // Sessions as station << 32 | session: millions of them fit the harness's heap.
+    Set<Long> finished = new HashSet<>();
     for (Send send : written) {
-      halves.merge(
-          sessionRef(send.station(), send.session()) + (send.started() ? "/s" : "/f"),
-          1,
-          Integer::sum);
+      if (!send.started()) {
+        finished.add(sessionKey(send));
+      }
     }
+    // In the order their Started was first written.
     List<String> refs = new ArrayList<>();
-    for (String key : halves.keySet()) {
-      if (key.endsWith("/s") && halves.containsKey(key.substring(0, key.length() - 2) + "/f")) {
-        refs.add(key.substring(0, key.length() - 2));
+    for (Send send : written) {
+      if (send.started() && finished.remove(sessionKey(send))) {
+        refs.add(sessionRef(send.station(), send.session()));
       }
     }
     return refs;
+  }
+
+  private static long sessionKey(Send send) {
+    return ((long) send.station() << 32) | (send.session() & 0xFFFF_FFFFL);
   }
 
   private record Written(long records, double seconds) {}
