@@ -42,13 +42,7 @@ final class DeviceEventDedupProcessor implements Processor<String, byte[], Strin
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
-    this.state =
-        new DeviceState(
-            context.getStateStore(Names.DEVICE_STATE_STORE),
-            context.getStateStore(Names.DEVICE_EVENT_INDEX),
-            recordRetention,
-            dedupRetention,
-            maxRecordBytes);
+    this.state = DeviceState.of(context, recordRetention, dedupRetention, maxRecordBytes);
     this.sensors = new DuplicateSensors(context, Names.DEVICE_EVENT_DEDUP);
   }
 

@@ -150,12 +150,8 @@ final class DeviceSessionProcessor
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
     this.state =
-        new DeviceState(
-            context.getStateStore(Names.DEVICE_STATE_STORE),
-            context.getStateStore(Names.DEVICE_EVENT_INDEX),
-            recordRetention(policy, dedupRetention),
-            dedupRetention,
-            maxStateBytes);
+        DeviceState.of(
+            context, recordRetention(policy, dedupRetention), dedupRetention, maxStateBytes);
     for (DeviceSessionEventType type : DeviceSessionEventType.values()) {
       outcomes.put(
           type,

@@ -8,6 +8,7 @@ import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.WindowStore;
@@ -35,7 +36,24 @@ final class DeviceState {
   private final WindowStore<Bytes, byte[]> recordStore;
   private final Duration dedupRetention;
 
-  DeviceState(
+  /**
+   * The device state of a task: {@code device-state-store} and {@code device-event-index}, as the
+   * processors connected to both (device dedup, device sessions) see them.
+   */
+  static DeviceState of(
+      ProcessorContext<?, ?> context,
+      Duration recordRetention,
+      Duration dedupRetention,
+      int maxRecordBytes) {
+    return new DeviceState(
+        context.getStateStore(Names.DEVICE_STATE_STORE),
+        context.getStateStore(Names.DEVICE_EVENT_INDEX),
+        recordRetention,
+        dedupRetention,
+        maxRecordBytes);
+  }
+
+  private DeviceState(
       WindowStore<Bytes, byte[]> recordStore,
       WindowStore<Bytes, byte[]> indexStore,
       Duration recordRetention,
