@@ -1,5 +1,6 @@
 package dev.turnstile.runtime.topics;
 
+import dev.turnstile.runtime.cli.BadArguments;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.schemas.Generation;
 import java.io.IOException;
@@ -108,12 +109,7 @@ public final class TopicsCommand implements Callable<Integer> {
     line.setOut(out);
     line.setErr(err);
     line.setExitCodeExceptionMapper(e -> ExitCode.FAILURE);
-    line.setParameterExceptionHandler(
-        (e, arguments) -> {
-          e.getCommandLine().getErr().println("turnstile topics: " + e.getMessage());
-          e.getCommandLine().usage(e.getCommandLine().getErr());
-          return ExitCode.CONFIG;
-        });
+    BadArguments.refuseWithUsage(line, "turnstile topics");
     return line.execute(args);
   }
 

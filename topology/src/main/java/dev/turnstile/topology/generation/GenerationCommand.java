@@ -1,5 +1,6 @@
 package dev.turnstile.topology.generation;
 
+import dev.turnstile.runtime.cli.BadArguments;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
@@ -110,12 +111,7 @@ public final class GenerationCommand implements Runnable {
           }
           throw e;
         });
-    line.setParameterExceptionHandler(
-        (e, arguments) -> {
-          e.getCommandLine().getErr().println("turnstile generation: " + e.getMessage());
-          e.getCommandLine().usage(e.getCommandLine().getErr());
-          return ExitCode.CONFIG;
-        });
+    BadArguments.refuseWithUsage(line, "turnstile generation");
     return line.execute(args);
   }
 

@@ -49,13 +49,7 @@ final class DeviceStateKeys {
 
   /** The index key of an event. */
   static byte[] indexKey(String deviceId, String eventId) {
-    byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
-    byte[] id = eventId.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(4 + device.length + id.length)
-        .putInt(device.length)
-        .put(device)
-        .put(id)
-        .array();
+    return holder(deviceId, eventId.getBytes(StandardCharsets.UTF_8));
   }
 
   /** What an index entry holds: {@code stateKey} without its device prefix. */
@@ -64,7 +58,10 @@ final class DeviceStateKeys {
     return Arrays.copyOfRange(stateKey, prefix, stateKey.length);
   }
 
-  /** The state-store key an index entry of {@code deviceId} points to. */
+  /**
+   * {@code suffix} under {@code deviceId}'s prefix (its UTF-8 length, then its bytes): the
+   * state-store key an index entry of the device points to, or with an event id the index key.
+   */
   static byte[] holder(String deviceId, byte[] suffix) {
     byte[] device = deviceId.getBytes(StandardCharsets.UTF_8);
     return ByteBuffer.allocate(4 + device.length + suffix.length)
