@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
@@ -254,7 +253,7 @@ final class EndToEndBench {
 
   /** The topology's commit interval as Kafka Streams will use it (100 ms under EOS unless set). */
   private static long commitInterval(Map<String, String> values) {
-    TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
+    TopologyConfig config = TopologyConfig.of(values);
     return new StreamsConfig(TopologyApplication.streamsProperties(config))
         .getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG);
   }

@@ -10,7 +10,6 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.TopologyProcess;
 import dev.turnstile.topology.TopologyServer;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -192,7 +191,7 @@ final class QueriesBenchmark {
     values.put("topology.http.host", "127.0.0.1");
     values.put("topology.http.port", "0");
     values.put("topology.topics.check-interval-ms", "1000");
-    return TopologyConfig.from(ConfigValues.of(values));
+    return TopologyConfig.of(values);
   }
 
   private static int status(HttpClient http, TopologyProcess process, String path) {

@@ -8,7 +8,6 @@ import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.TopologyProcess;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -163,7 +162,7 @@ public final class RestoreTimeBenchmark {
     values.put("topology.http.port", "0");
     values.put("topology.topics.check-interval-ms", "1000");
     values.put("kafka.streams.enable.transactional.statestores", Boolean.toString(transactional));
-    return TopologyConfig.from(ConfigValues.of(values));
+    return TopologyConfig.of(values);
   }
 
   private static void produce(String bootstrap, String prefix, int events, int devices)

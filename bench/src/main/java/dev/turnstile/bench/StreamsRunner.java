@@ -1,6 +1,5 @@
 package dev.turnstile.bench;
 
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,7 +21,7 @@ public final class StreamsRunner {
       int eq = args[i].indexOf('=');
       values.put(args[i].substring(0, eq), args[i].substring(eq + 1));
     }
-    TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
+    TopologyConfig config = TopologyConfig.of(values);
     try (AutoCloseable running = candidate.start(config)) {
       System.out.println("STARTED");
       System.out.flush();

@@ -6,7 +6,6 @@ import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -76,12 +75,11 @@ final class TopologyCostBenchmark {
       throws Exception {
     Path stateDir = Files.createTempDirectory("turnstile-bench");
     TopologyConfig config =
-        TopologyConfig.from(
-            ConfigValues.of(
-                Map.of(
-                    "kafka.bootstrap.servers", "unused:9092",
-                    "topology.state-dir", stateDir.toString(),
-                    "topology.application-id", "bench")));
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers", "unused:9092",
+                "topology.state-dir", stateDir.toString(),
+                "topology.application-id", "bench"));
     Topology topology =
         passThrough ? StreamsCandidate.passThrough(config) : TopologyApplication.topology(config);
     Instant start = Instant.parse("2026-11-30T00:00:00Z");

@@ -1,5 +1,7 @@
 package dev.turnstile.local;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPIC_PREFIX;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.schemas.CloudEventHeaders;
@@ -121,7 +123,7 @@ final class Demo {
       LocalStack stack, List<ChargingSession> rows, long billed, Reconciliation table)
       throws Exception {
     String bootstrap = stack.bootstrapServers();
-    String prefix = stack.topologyConfig().topicPrefix();
+    String prefix = stack.topologyConfig().get(TOPIC_PREFIX);
     ServiceBusDouble serviceBus = stack.serviceBus();
     long expectedLost =
         rows.stream().filter(r -> loseFirstComplete("billing-" + r.sessionId())).count();
@@ -226,7 +228,7 @@ final class Demo {
       throws Exception {
     Expected expected = Expected.from(rows);
     String bootstrap = stack.bootstrapServers();
-    String prefix = stack.topologyConfig().topicPrefix();
+    String prefix = stack.topologyConfig().get(TOPIC_PREFIX);
     List<ConsumerRecord<String, byte[]>> sessions =
         TopicReader.readUntil(
             bootstrap,
@@ -392,7 +394,7 @@ final class Demo {
   /** Waits until the topology's committed offsets reach the end of {@code input}. */
   private void awaitTopologyCaughtUp(LocalStack stack, Topic input)
       throws InterruptedException, ExecutionException {
-    String topic = input.name(stack.topologyConfig().topicPrefix());
+    String topic = input.name(stack.topologyConfig().get(TOPIC_PREFIX));
     try (Admin admin =
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers()))) {

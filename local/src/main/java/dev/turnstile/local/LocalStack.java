@@ -12,7 +12,6 @@ import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
 import dev.turnstile.topology.TopologyServer;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,8 +74,7 @@ final class LocalStack implements AutoCloseable {
   /** Starts one topology of the stack (a generation) with {@code values}, and waits for it. */
   private static TopologyServer startTopology(Map<String, String> values)
       throws InterruptedException {
-    return TopologyServer.start(
-        TopologyConfig.from(ConfigValues.of(values)), Duration.ofSeconds(60));
+    return TopologyServer.start(TopologyConfig.of(values), Duration.ofSeconds(60));
   }
 
   /** The stack's own topology settings: its Kafka, state under the stack's folder, local HTTP. */

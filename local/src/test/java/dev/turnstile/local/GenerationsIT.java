@@ -7,7 +7,6 @@ import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.schemas.Generation;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.generation.CatchUpWatch;
 import dev.turnstile.topology.generation.DiffReport;
@@ -116,7 +115,7 @@ class GenerationsIT {
     values.put(
         "topology.session.ended-retention-ms", Long.toString(Duration.ofDays(400).toMillis()));
     values.putAll(rules);
-    return TopologyConfig.from(ConfigValues.of(values));
+    return TopologyConfig.of(values);
   }
 
   /**

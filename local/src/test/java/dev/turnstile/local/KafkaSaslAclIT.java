@@ -9,7 +9,6 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyProcess;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -118,7 +117,7 @@ class KafkaSaslAclIT {
     topologyValues.put("topology.topics.wait-ms", "20000");
     // As TopologyMain runs it: the topic checks (describe topics and their configs), then Kafka
     // Streams; ready once RUNNING with the topics as declared.
-    topology = TopologyProcess.start(TopologyConfig.from(ConfigValues.of(topologyValues)));
+    topology = TopologyProcess.start(TopologyConfig.of(topologyValues));
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()

@@ -9,7 +9,6 @@ import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.config.TopologyConfigModel;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -219,7 +218,7 @@ class KubernetesManifestsTest {
             .isGreaterThanOrEqualTo(offHeap + JVM_OVERHEAD_BYTES);
         int configured =
             container.getName().equals("topology")
-                ? topology(resources, container).httpPort()
+                ? topology(resources, container).get(TopologyConfigModel.HTTP_PORT)
                 : bridge(resources, container).get(BridgeConfigModel.HTTP_PORT);
         assertThat(port).as(where + " container port = configured HTTP port").isEqualTo(configured);
       }
@@ -243,9 +242,8 @@ class KubernetesManifestsTest {
   }
 
   static TopologyConfig topology(List<HasMetadata> resources, Container container) {
-    return TopologyConfig.from(
-        ConfigValues.of(
-            TopologyConfigModel.MODEL.load(List.of(), environment(resources, container))));
+    return TopologyConfig.of(
+        TopologyConfigModel.MODEL.load(List.of(), environment(resources, container)));
   }
 
   /** Loading the whole environment through the model refuses any unknown or invalid key. */
@@ -264,7 +262,8 @@ class KubernetesManifestsTest {
       if (name.equals("turnstile-bridge")) {
         assertThat(bridge(resources, container).serviceBus()).isNotNull();
       } else {
-        assertThat(topology(resources, container).bootstrapServers()).isNotBlank();
+        assertThat(topology(resources, container).get(TopologyConfigModel.BOOTSTRAP_SERVERS))
+            .isNotBlank();
       }
       for (EnvVar variable : container.getEnv()) {
         String key = model.keyOf(variable.getName());
@@ -356,10 +355,14 @@ class KubernetesManifestsTest {
 
     String stateMount =
         container.getVolumeMounts().stream()
-            .filter(m -> m.getMountPath().equals(config.stateDir().toString()))
+            .filter(
+                m -> m.getMountPath().equals(config.get(TopologyConfigModel.STATE_DIR).toString()))
             .map(m -> m.getName())
             .findFirst()
-            .orElseThrow(() -> new AssertionError("state dir " + config.stateDir() + " mounted"));
+            .orElseThrow(
+                () ->
+                    new AssertionError(
+                        "state dir " + config.get(TopologyConfigModel.STATE_DIR) + " mounted"));
     assertThat(pod.getVolumes())
         .filteredOn(v -> v.getName().equals(stateMount))
         .singleElement()
@@ -367,7 +370,9 @@ class KubernetesManifestsTest {
 
     int replicas = topology.getSpec().getReplicas();
     if (replicas > 1) {
-      assertThat(config.numStandbyReplicas()).as("standbys with several pods").isPositive();
+      assertThat(config.get(TopologyConfigModel.NUM_STANDBY_REPLICAS))
+          .as("standbys with several pods")
+          .isPositive();
     }
     assertThat(replicas).isLessThanOrEqualTo(inputPartitions());
   }
@@ -393,7 +398,7 @@ class KubernetesManifestsTest {
     Map<String, Topic> expected = new HashMap<>();
     for (Deployment topology : topologies(resources)) {
       TopologyConfig config = topology(resources, container(topology));
-      assertThat(config.topicPrefix()).isEqualTo(prefix);
+      assertThat(config.get(TopologyConfigModel.TOPIC_PREFIX)).isEqualTo(prefix);
       TopicCatalogue.ALL.forEach(t -> expected.put(config.topic(t), t));
     }
     assertThat(specs.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
@@ -541,12 +546,16 @@ class KubernetesManifestsTest {
           .containsExactlyInAnyOrder(
               "topic:literal:" + config.topic(TopicCatalogue.DEVICE_EVENTS_RAW) + ":false",
               "topic:literal:" + config.topic(TopicCatalogue.SERVICEBUS_MESSAGES_RAW) + ":false",
-              "topic:prefix:" + config.topicPrefix() + generation + ".:true",
+              "topic:prefix:"
+                  + config.get(TopologyConfigModel.TOPIC_PREFIX)
+                  + generation
+                  + ".:true",
               "topic:prefix:" + applicationId + "-:true",
               "group:literal:" + applicationId + ":false",
               "transactionalId:prefix:" + applicationId + "-:true");
       for (Topic output : dev.turnstile.schemas.Generation.outputs()) {
-        assertThat(config.topic(output)).startsWith(config.topicPrefix() + generation + ".");
+        assertThat(config.topic(output))
+            .startsWith(config.get(TopologyConfigModel.TOPIC_PREFIX) + generation + ".");
       }
       assertThat(applicationId + "-").doesNotStartWith("turnstile-topology-");
     }
@@ -660,7 +669,7 @@ class KubernetesManifestsTest {
           .as(directory + ": every topic the group reads, none named")
           .doesNotContainKey("topic")
           .containsEntry("consumerGroup", config.applicationId())
-          .containsEntry("bootstrapServers", config.bootstrapServers());
+          .containsEntry("bootstrapServers", config.get(TopologyConfigModel.BOOTSTRAP_SERVERS));
     }
   }
 

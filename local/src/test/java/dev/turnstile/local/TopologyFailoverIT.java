@@ -8,7 +8,6 @@ import dev.turnstile.schemas.DeviceSessionEventType;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -126,7 +125,7 @@ class TopologyFailoverIT {
     values.put("topology.state-dir", podB.toString());
     values.put("topology.num-standby-replicas", "0");
     values.put("topology.punctuate-interval-ms", "1000");
-    return TopologyConfig.from(ConfigValues.of(values));
+    return TopologyConfig.of(values);
   }
 
   private static List<DeviceSessionEvent> sessionEvents(int expected) {

@@ -30,16 +30,16 @@ public record ExitReason(int exitCode, String message) {
   /** Describes {@code failure} of the process configured by {@code config}. */
   public static ExitReason of(Throwable failure, TopologyConfig config) {
     String causes = causes(failure);
-    String stateDir = config.stateDir().toString();
+    String stateDir = config.get(STATE_DIR).toString();
     if (has(failure, BindException.class)) {
       return new ExitReason(
           ExitCode.FAILURE,
           "cannot listen on "
               + HTTP_HOST
               + " "
-              + config.httpHost()
+              + config.get(HTTP_HOST)
               + " port "
-              + config.httpPort()
+              + config.get(HTTP_PORT)
               + " ("
               + causes
               + "): another process has it; set "

@@ -1,5 +1,9 @@
 package dev.turnstile.topology;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.HTTP_HOST;
+import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_ADVERTISED_SERVER;
+import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_STANDBY_MAX_LAG_RECORDS;
+
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
 import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
@@ -108,7 +112,7 @@ public final class TopologyApplication implements AutoCloseable {
    * application.server} when set.
    */
   public static TopologyApplication start(TopologyConfig config, PrometheusMeterRegistry registry) {
-    return start(config, registry, config.query().advertisedServer().orElse(null));
+    return start(config, registry, config.get(QUERY_ADVERTISED_SERVER).orElse(null));
   }
 
   /**
@@ -193,10 +197,10 @@ public final class TopologyApplication implements AutoCloseable {
    * with {@code httpPort}.
    */
   public static String advertisedServer(TopologyConfig config, int httpPort) {
-    if (config.query().advertisedServer().isPresent()) {
-      return config.query().advertisedServer().get();
+    if (config.get(QUERY_ADVERTISED_SERVER).isPresent()) {
+      return config.get(QUERY_ADVERTISED_SERVER).get();
     }
-    String host = config.httpHost();
+    String host = config.get(HTTP_HOST);
     if (host == null || host.isBlank() || host.equals("0.0.0.0") || host.equals("::")) {
       try {
         host = InetAddress.getLocalHost().getHostAddress();
@@ -215,7 +219,7 @@ public final class TopologyApplication implements AutoCloseable {
     return new KafkaStreamsStateQueries(
         () -> streams,
         applicationServer == null ? null : HostInfo.buildFromEndpoint(applicationServer),
-        config.query().standbyMaxLagRecords(),
+        config.get(QUERY_STANDBY_MAX_LAG_RECORDS),
         config.merge().retention(),
         config.sessionPolicy().endedSessionRetention(),
         config.merge().maxPatches(),

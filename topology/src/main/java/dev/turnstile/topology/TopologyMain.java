@@ -2,7 +2,6 @@ package dev.turnstile.topology;
 
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.cli.ProcessCommandLine;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.config.TopologyConfigModel;
 import java.io.PrintWriter;
@@ -48,9 +47,7 @@ public final class TopologyMain {
       throws InterruptedException {
     ProcessCommandLine.Outcome<TopologyConfig> parsed =
         new ProcessCommandLine<>(
-                TopologyConfigModel.MODEL,
-                DESCRIPTION,
-                settings -> TopologyConfig.from(ConfigValues.of(settings)))
+                TopologyConfigModel.MODEL, DESCRIPTION, settings -> TopologyConfig.of(settings))
             .parse(args, env, out, err);
     if (!parsed.run()) {
       return parsed.exitCode();

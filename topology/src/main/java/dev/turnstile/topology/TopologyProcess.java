@@ -1,5 +1,13 @@
 package dev.turnstile.topology;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.BOOTSTRAP_SERVERS;
+import static dev.turnstile.topology.config.TopologyConfigModel.HTTP_HOST;
+import static dev.turnstile.topology.config.TopologyConfigModel.HTTP_PORT;
+import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_FORWARD_TIMEOUT;
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPICS_CHECK_INTERVAL;
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPICS_WAIT;
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPIC_PREFIX;
+
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.runtime.topics.TopicWatch;
@@ -69,12 +77,13 @@ public final class TopologyProcess implements AutoCloseable {
     StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
     this.admin = Admin.create(streams.getAdminConfigs(config.applicationId() + "-topics"));
     this.topics =
-        new TopicWatch(TopicSpec.catalogue(config.topicPrefix(), config.generation(), (short) 0));
+        new TopicWatch(
+            TopicSpec.catalogue(config.get(TOPIC_PREFIX), config.generation(), (short) 0));
     try {
       this.http =
           TopologyHttpServer.start(
-              config.httpHost(),
-              config.httpPort(),
+              config.get(HTTP_HOST),
+              config.get(HTTP_PORT),
               new TopologyHttpServer.Probes(
                   this::live, this::ready, this::state, registry::scrape));
     } catch (RuntimeException e) {
@@ -126,7 +135,7 @@ public final class TopologyProcess implements AutoCloseable {
   }
 
   private void waitForTopicsThenRun() {
-    long deadline = System.nanoTime() + config.topicsWait().toNanos();
+    long deadline = System.nanoTime() + config.get(TOPICS_WAIT).toNanos();
     try {
       TopicWatch.Status status = topics.check(admin, Duration.ofSeconds(10));
       while (!status.asDeclared() && System.nanoTime() < deadline) {
@@ -138,7 +147,7 @@ public final class TopologyProcess implements AutoCloseable {
             new ExitReason(
                 ExitCode.TOPICS,
                 "the topics are not as the catalogue declares after waiting "
-                    + config.topicsWait().toMillis()
+                    + config.get(TOPICS_WAIT).toMillis()
                     + " ms ("
                     + TopologyConfigModel.TOPICS_WAIT
                     + "): "
@@ -147,7 +156,7 @@ public final class TopologyProcess implements AutoCloseable {
                         : "Kafka did not answer at "
                             + TopologyConfigModel.BOOTSTRAP_SERVERS
                             + " "
-                            + config.bootstrapServers())
+                            + config.get(BOOTSTRAP_SERVERS))
                     + "; create them (turnstile topics, or the KafkaTopic manifests) and start"
                     + " again"),
             null);
@@ -172,9 +181,9 @@ public final class TopologyProcess implements AutoCloseable {
       http.serveQueries(
           new QueryRoutes.UseCases(queries, queries),
           advertisedServer,
-          config.query().forwardTimeout());
+          config.get(QUERY_FORWARD_TIMEOUT));
     }
-    long interval = config.topicsCheckInterval().toMillis();
+    long interval = config.get(TOPICS_CHECK_INTERVAL).toMillis();
     scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);
   }
 
@@ -212,7 +221,7 @@ public final class TopologyProcess implements AutoCloseable {
       return;
     }
     try {
-      topics.check(admin, config.topicsCheckInterval());
+      topics.check(admin, config.get(TOPICS_CHECK_INTERVAL));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -1,5 +1,9 @@
 package dev.turnstile.topology;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.HTTP_HOST;
+import static dev.turnstile.topology.config.TopologyConfigModel.HTTP_PORT;
+import static dev.turnstile.topology.config.TopologyConfigModel.QUERY_FORWARD_TIMEOUT;
+
 import dev.turnstile.topology.adapter.http.QueryRoutes;
 import dev.turnstile.topology.adapter.http.TopologyHttpServer;
 import dev.turnstile.topology.adapter.streams.KafkaStreamsStateQueries;
@@ -45,8 +49,8 @@ public final class TopologyServer implements AutoCloseable {
     AtomicReference<TopologyApplication> running = new AtomicReference<>();
     TopologyHttpServer http =
         TopologyHttpServer.start(
-            config.httpHost(),
-            config.httpPort(),
+            config.get(HTTP_HOST),
+            config.get(HTTP_PORT),
             new TopologyHttpServer.Probes(
                 () -> running.get() == null || running.get().live(),
                 () -> running.get() != null && running.get().ready(),
@@ -60,7 +64,9 @@ public final class TopologyServer implements AutoCloseable {
       running.set(application);
       KafkaStreamsStateQueries queries = application.queries(config, advertised);
       http.serveQueries(
-          new QueryRoutes.UseCases(queries, queries), advertised, config.query().forwardTimeout());
+          new QueryRoutes.UseCases(queries, queries),
+          advertised,
+          config.get(QUERY_FORWARD_TIMEOUT));
     } catch (RuntimeException e) {
       http.close();
       throw e;

@@ -7,7 +7,6 @@ import dev.turnstile.runtime.config.Settings;
 import dev.turnstile.topology.adapter.streams.BoundedMemoryRocksDbConfig;
 import dev.turnstile.topology.adapter.streams.RejectingExceptionHandler;
 import dev.turnstile.topology.adapter.streams.UsableTimestampExtractor;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.config.TopologyConfigModel;
@@ -60,7 +59,7 @@ class EffectiveConfigurationTest {
   void everyDocumentedKeyTakesEffectWithItsDocumentedDefaultOrTheValueGiven(
       String source, List<Path> files, Map<String, String> environment) {
     Settings settings = TopologyConfigModel.MODEL.load(files, environment);
-    Map<String, Object> effective = effective(TopologyConfig.from(ConfigValues.of(settings)));
+    Map<String, Object> effective = effective(TopologyConfig.of(settings));
     Map<String, String> documented =
         ConfigDocs.documentedDefaults(ConfigDocs.markdown(TopologyConfigModel.MODEL));
     // The one default the table cannot show, as it depends on the machine: its meaning says it.
@@ -95,8 +94,7 @@ class EffectiveConfigurationTest {
   @MethodSource("sources")
   void theKeysTurnstileFixesHoldWhatTheirReasonsSay(
       String source, List<Path> files, Map<String, String> environment) {
-    TopologyConfig config =
-        TopologyConfig.from(ConfigValues.of(TopologyConfigModel.MODEL.load(files, environment)));
+    TopologyConfig config = TopologyConfig.of(TopologyConfigModel.MODEL.load(files, environment));
     StreamsConfig streams = new StreamsConfig(TopologyApplication.streamsProperties(config));
 
     assertThat(streams.getString(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
@@ -129,41 +127,56 @@ class EffectiveConfigurationTest {
     effective.put(
         "kafka.bootstrap.servers",
         String.join(",", streams.getList(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG)));
-    effective.put("topic.prefix", config.topicPrefix());
+    effective.put("topic.prefix", config.get(TopologyConfigModel.TOPIC_PREFIX));
     effective.put(
         "topology.application-id", streams.getString(StreamsConfig.APPLICATION_ID_CONFIG));
     // The generation takes effect in the names of the topics the topology writes.
     String sessions = config.topic(dev.turnstile.schemas.TopicCatalogue.DEVICE_SESSIONS);
     String generation =
         sessions.substring(
-            config.topicPrefix().length(),
+            config.get(TopologyConfigModel.TOPIC_PREFIX).length(),
             sessions.length()
                 - dev.turnstile.schemas.TopicCatalogue.DEVICE_SESSIONS.baseName().length());
     effective.put(
         "topology.generation",
         generation.isEmpty() ? "" : generation.substring(0, generation.length() - 1));
     effective.put("topology.state-dir", streams.getString(StreamsConfig.STATE_DIR_CONFIG));
-    effective.put("topology.dedup.retention-ms", config.dedupRetention().toMillis());
+    effective.put(
+        "topology.dedup.retention-ms", config.get(TopologyConfigModel.DEDUP_RETENTION).toMillis());
     effective.put("topology.session.reorder-grace-ms", session.reorderGrace().toMillis());
     effective.put("topology.session.max-duration-ms", session.maxSessionDuration().toMillis());
     effective.put("topology.session.max-held-finishes", session.maxHeldFinishesPerDevice());
     effective.put(
         "topology.session.ended-retention-ms", session.endedSessionRetention().toMillis());
-    effective.put("topology.session.max-state-bytes", config.maxDeviceStateBytes());
-    effective.put("topology.punctuate-interval-ms", config.punctuateInterval().toMillis());
-    effective.put("topology.max-due-per-punctuation", config.maxDuePerPunctuation());
+    effective.put(
+        "topology.session.max-state-bytes",
+        config.get(TopologyConfigModel.SESSION_MAX_STATE_BYTES));
+    effective.put(
+        "topology.punctuate-interval-ms",
+        config.get(TopologyConfigModel.PUNCTUATE_INTERVAL).toMillis());
+    effective.put(
+        "topology.max-due-per-punctuation",
+        config.get(TopologyConfigModel.MAX_DUE_PER_PUNCTUATION));
     effective.put(
         "topology.num-stream-threads", streams.getInt(StreamsConfig.NUM_STREAM_THREADS_CONFIG));
     effective.put(
         "topology.num-standby-replicas", streams.getInt(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG));
-    effective.put("topology.http.host", config.httpHost());
-    effective.put("topology.http.port", config.httpPort());
+    effective.put("topology.http.host", config.get(TopologyConfigModel.HTTP_HOST));
+    effective.put("topology.http.port", config.get(TopologyConfigModel.HTTP_PORT));
     effective.put(
-        "topology.query.advertised-server", config.query().advertisedServer().orElse(null));
-    effective.put("topology.query.standby-max-lag-records", config.query().standbyMaxLagRecords());
-    effective.put("topology.query.forward-timeout-ms", config.query().forwardTimeout().toMillis());
-    effective.put("topology.topics.wait-ms", config.topicsWait().toMillis());
-    effective.put("topology.topics.check-interval-ms", config.topicsCheckInterval().toMillis());
+        "topology.query.advertised-server",
+        config.get(TopologyConfigModel.QUERY_ADVERTISED_SERVER).orElse(null));
+    effective.put(
+        "topology.query.standby-max-lag-records",
+        config.get(TopologyConfigModel.QUERY_STANDBY_MAX_LAG_RECORDS));
+    effective.put(
+        "topology.query.forward-timeout-ms",
+        config.get(TopologyConfigModel.QUERY_FORWARD_TIMEOUT).toMillis());
+    effective.put(
+        "topology.topics.wait-ms", config.get(TopologyConfigModel.TOPICS_WAIT).toMillis());
+    effective.put(
+        "topology.topics.check-interval-ms",
+        config.get(TopologyConfigModel.TOPICS_CHECK_INTERVAL).toMillis());
     effective.put("topology.merge.servicebus.key-property", merge.keyProperty());
     effective.put(
         "topology.merge.servicebus.key-pointer",

@@ -14,7 +14,6 @@ import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.adapter.http.TopologyHttpServer;
 import dev.turnstile.topology.adapter.streams.Names;
 import dev.turnstile.topology.adapter.streams.TurnstileTopology;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
@@ -77,12 +76,11 @@ class TopologyMetricsIT {
             .map(t -> new NewTopic(t.baseName(), t.partitions(), (short) 1))
             .toList());
     config =
-        TopologyConfig.from(
-            ConfigValues.of(
-                Map.of(
-                    "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                    "topology.state-dir", home.resolve("streams").toString(),
-                    "topology.num-standby-replicas", "0")));
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers", kafka.bootstrapServers(),
+                "topology.state-dir", home.resolve("streams").toString(),
+                "topology.num-standby-replicas", "0"));
     topology = TopologyApplication.start(config);
     health =
         TopologyHttpServer.start(

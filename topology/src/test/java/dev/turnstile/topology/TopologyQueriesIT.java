@@ -19,7 +19,6 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.testkit.openapi.OpenApiCheck;
 import dev.turnstile.topology.adapter.http.QueryRoutes;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -131,16 +130,15 @@ class TopologyQueriesIT {
    * @param standbyMaxLag {@code topology.query.standby-max-lag-records}: -1 never reads a standby
    */
   static TopologyConfig config(String pod, long standbyMaxLag) {
-    return TopologyConfig.from(
-        ConfigValues.of(
-            Map.of(
-                "kafka.bootstrap.servers", kafka.bootstrapServers(),
-                "topology.state-dir", home.resolve("streams-" + pod).toString(),
-                "topology.num-standby-replicas", "1",
-                "topology.query.standby-max-lag-records", Long.toString(standbyMaxLag),
-                "topology.http.host", "127.0.0.1",
-                "topology.http.port", "0",
-                "topology.topics.check-interval-ms", "1000")));
+    return TopologyConfig.of(
+        Map.of(
+            "kafka.bootstrap.servers", kafka.bootstrapServers(),
+            "topology.state-dir", home.resolve("streams-" + pod).toString(),
+            "topology.num-standby-replicas", "1",
+            "topology.query.standby-max-lag-records", Long.toString(standbyMaxLag),
+            "topology.http.host", "127.0.0.1",
+            "topology.http.port", "0",
+            "topology.topics.check-interval-ms", "1000"));
   }
 
   @Test

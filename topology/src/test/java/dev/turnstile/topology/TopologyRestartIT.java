@@ -12,7 +12,6 @@ import dev.turnstile.schemas.Json;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -78,7 +77,7 @@ class TopologyRestartIT {
     values.put("kafka.streams.commit.interval.ms", "100");
     // Kafka Streams does not leave the group on close: the next pod waits out the session.
     values.put("kafka.streams.consumer.session.timeout.ms", "6000");
-    return TopologyConfig.from(ConfigValues.of(values));
+    return TopologyConfig.of(values);
   }
 
   @Test

@@ -10,7 +10,6 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.testkit.EmbeddedKafka;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -161,8 +160,7 @@ class TopologyStartFailuresIT {
     values.put("topology.state-dir", file.resolve("streams").toString());
     values.put("topology.http.host", "127.0.0.1");
     values.put("topology.http.port", "0");
-    TopologyProcess process =
-        TopologyProcess.start(TopologyConfig.from(ConfigValues.of(new HashMap<>(values))));
+    TopologyProcess process = TopologyProcess.start(TopologyConfig.of(new HashMap<>(values)));
     running.add(process);
 
     await().atMost(PROMPTLY).until(() -> process.exitCodeNow() != null);
@@ -182,8 +180,7 @@ class TopologyStartFailuresIT {
     Map<String, String> values = settings("locked");
     values.put("topology.http.host", "127.0.0.1");
     values.put("topology.http.port", "0");
-    TopologyProcess first =
-        TopologyProcess.start(TopologyConfig.from(ConfigValues.of(new HashMap<>(values))));
+    TopologyProcess first = TopologyProcess.start(TopologyConfig.of(new HashMap<>(values)));
     running.add(first);
     await().atMost(Duration.ofSeconds(90)).until(first::isReady);
 

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.topics.TopicSpec;
 import dev.turnstile.testkit.EmbeddedKafka;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,27 +48,26 @@ class TopologyTopicsIT {
   }
 
   static TopologyConfig config(String prefix, long topicsWaitMs) {
-    return TopologyConfig.from(
-        ConfigValues.of(
-            Map.of(
-                "kafka.bootstrap.servers",
-                kafka.bootstrapServers(),
-                "topic.prefix",
-                prefix,
-                "topology.application-id",
-                prefix + "topology",
-                "topology.state-dir",
-                stateDir.resolve(prefix).toString(),
-                "topology.num-standby-replicas",
-                "0",
-                "topology.http.host",
-                "127.0.0.1",
-                "topology.http.port",
-                "0",
-                "topology.topics.wait-ms",
-                Long.toString(topicsWaitMs),
-                "topology.topics.check-interval-ms",
-                "200")));
+    return TopologyConfig.of(
+        Map.of(
+            "kafka.bootstrap.servers",
+            kafka.bootstrapServers(),
+            "topic.prefix",
+            prefix,
+            "topology.application-id",
+            prefix + "topology",
+            "topology.state-dir",
+            stateDir.resolve(prefix).toString(),
+            "topology.num-standby-replicas",
+            "0",
+            "topology.http.host",
+            "127.0.0.1",
+            "topology.http.port",
+            "0",
+            "topology.topics.wait-ms",
+            Long.toString(topicsWaitMs),
+            "topology.topics.check-interval-ms",
+            "200"));
   }
 
   static int status(TopologyProcess process, String path) throws Exception {

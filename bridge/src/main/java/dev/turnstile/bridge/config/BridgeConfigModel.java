@@ -545,14 +545,12 @@ public final class BridgeConfigModel {
             KAFKA_PREFIX,
             "every Kafka client of the bridge (producer and readiness admin client), e.g."
                 + " security settings",
-            PassThrough.anyOf(producer, admin),
-            PassThrough.names(producer, admin),
+            java.util.Map.of("", List.of(producer, admin)),
             BridgeProducerConfig.fixedKeys()),
         new PassThrough(
             KAFKA_PRODUCER_PREFIX,
             "the producer only",
-            PassThrough.anyOf(producer),
-            PassThrough.names(producer),
+            java.util.Map.of("", List.of(producer)),
             producerOnly));
   }
 

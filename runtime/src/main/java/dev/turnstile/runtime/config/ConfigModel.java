@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -297,7 +298,7 @@ public final class ConfigModel {
     }
   }
 
-  private static void checkPassThrough(
+  private void checkPassThrough(
       PassThrough passThrough, String name, String value, List<String> problems) {
     String clientKey = name.substring(passThrough.prefix().length());
     String reason = passThrough.fixed().get(clientKey);
@@ -305,7 +306,7 @@ public final class ConfigModel {
       problems.add(name + ": cannot be set: " + reason);
       return;
     }
-    ConfigDef.ConfigKey key = passThrough.resolve().apply(clientKey);
+    ConfigDef.ConfigKey key = passThrough.resolve(clientKey);
     if (key == null) {
       problems.add(
           name + ": not a setting of " + passThrough.description() + suggestion(name, passThrough));
@@ -321,8 +322,13 @@ public final class ConfigModel {
     }
   }
 
-  private static String suggestion(String name, PassThrough passThrough) {
-    String best = nearest(name.substring(passThrough.prefix().length()), passThrough.known());
+  /** The nearest key the client knows or the model declares under the prefix. */
+  private String suggestion(String name, PassThrough passThrough) {
+    Set<String> known = passThrough.known();
+    keys.names().stream()
+        .filter(k -> k.startsWith(passThrough.prefix()))
+        .forEach(k -> known.add(k.substring(passThrough.prefix().length())));
+    String best = nearest(name.substring(passThrough.prefix().length()), known);
     return best == null ? "" : "; did you mean " + passThrough.prefix() + best + "?";
   }
 
@@ -379,14 +385,44 @@ public final class ConfigModel {
     return null;
   }
 
-  /** The environment variable that sets {@code key}. */
+  /** The environment variable that sets {@code key}: upper case, {@code .} and {@code -} as _. */
   public static String envName(String key) {
-    return EnvironmentNames.of(key);
+    return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
   }
 
-  /** The key an environment variable sets, or {@code null} if it sets none this model knows. */
+  /**
+   * The key an environment variable sets, or {@code null} if it sets none this model knows. The
+   * mapping is not reversible, so the variable is matched against the declared keys first, then the
+   * templates' (instance names have no {@code _}), then the pass-through prefixes, under which the
+   * rest is lower-cased with {@code _} as {@code .} (Kafka's keys have neither - nor _).
+   */
   public String keyOf(String variable) {
-    return EnvironmentNames.keyOf(this, variable);
+    for (String key : keys.names()) {
+      if (envName(key).equals(variable)) {
+        return key;
+      }
+    }
+    for (Template template : templates) {
+      String rest = after(envName(template.prefix()), variable);
+      int split = rest == null ? -1 : rest.indexOf('_');
+      for (String key : split > 0 ? template.keys().names() : Set.<String>of()) {
+        if (envName(key).equals(ENV_PREFIX + rest.substring(split + 1))) {
+          String instance = rest.substring(0, split).toLowerCase(Locale.ROOT);
+          return template.prefix() + instance + "." + key;
+        }
+      }
+    }
+    for (PassThrough passThrough : passThroughs) {
+      String rest = after(envName(passThrough.prefix()), variable);
+      if (rest != null && !rest.isEmpty()) {
+        return passThrough.prefix() + rest.toLowerCase(Locale.ROOT).replace('_', '.');
+      }
+    }
+    return null;
+  }
+
+  private static String after(String prefix, String variable) {
+    return variable.startsWith(prefix) ? variable.substring(prefix.length()) : null;
   }
 
   /**
@@ -402,7 +438,7 @@ public final class ConfigModel {
       } else {
         PassThrough passThrough = passThroughOf(name);
         if (passThrough != null) {
-          key = passThrough.resolve().apply(name.substring(passThrough.prefix().length()));
+          key = passThrough.resolve(name.substring(passThrough.prefix().length()));
         }
       }
     }

@@ -63,51 +63,61 @@ public final class Keys {
       return template;
     }
 
-    void add(Setting<?> setting) {
-      setting.define(template == null ? definitions : template.keys(), title, ++order);
+    void define(String name, Type type, Object value, ConfigDef.Validator v, String doc) {
+      (template == null ? definitions : template.keys())
+          .define(
+              name,
+              type,
+              value,
+              v,
+              ConfigDef.Importance.MEDIUM,
+              doc,
+              title,
+              ++order,
+              ConfigDef.Width.NONE,
+              name);
     }
 
     /** A string; blank is a value. */
-    public Setting.Builder<String> string(String name, String defaultValue) {
-      return new Setting.Builder<>(this, name, Type.STRING, defaultValue, Setting.text());
+    public Setting<String> string(String name, String defaultValue) {
+      return new Setting<>(this, name, Type.STRING, defaultValue, Setting.text());
     }
 
     /** A string without a default, not blank. */
-    public Setting.Builder<String> required(String name) {
-      return new Setting.Builder<>(
-              this, name, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Setting.text())
+    public Setting<String> required(String name) {
+      return new Setting<>(this, name, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, Setting.text())
           .nonEmpty();
     }
 
     /** A string without a default; blank is unset. */
-    public Setting.Builder<Optional<String>> optional(String name) {
-      return new Setting.Builder<>(this, name, Type.STRING, null, Setting.optionalText());
+    public Setting<Optional<String>> optional(String name) {
+      return new Setting<>(this, name, Type.STRING, null, Setting.optionalText());
     }
 
     /** A secret string without a default, never shown; blank is unset. */
-    public Setting.Builder<Optional<String>> secret(String name) {
-      return new Setting.Builder<>(this, name, Type.PASSWORD, null, Setting.optionalText());
+    public Setting<Optional<String>> secret(String name) {
+      return new Setting<>(this, name, Type.PASSWORD, null, Setting.optionalText());
     }
 
-    public Setting.Builder<Integer> integer(String name, int defaultValue) {
-      return new Setting.Builder<>(this, name, Type.INT, defaultValue, Setting.cast());
+    public Setting<Integer> integer(String name, int defaultValue) {
+      return new Setting<>(this, name, Type.INT, defaultValue, Setting.cast());
     }
 
-    public Setting.Builder<Long> longValue(String name, long defaultValue) {
-      return new Setting.Builder<>(this, name, Type.LONG, defaultValue, Setting.cast());
+    public Setting<Long> longValue(String name, long defaultValue) {
+      return new Setting<>(this, name, Type.LONG, defaultValue, Setting.cast());
     }
 
-    public Setting.Builder<Double> decimal(String name, double defaultValue) {
-      return new Setting.Builder<>(this, name, Type.DOUBLE, defaultValue, Setting.cast());
+    public Setting<Double> decimal(String name, double defaultValue) {
+      return new Setting<>(this, name, Type.DOUBLE, defaultValue, Setting.cast());
     }
 
-    public Setting.Builder<Boolean> bool(String name, boolean defaultValue) {
-      return new Setting.Builder<>(this, name, Type.BOOLEAN, defaultValue, Setting.cast());
+    public Setting<Boolean> bool(String name, boolean defaultValue) {
+      return new Setting<>(this, name, Type.BOOLEAN, defaultValue, Setting.cast());
     }
 
     /** Milliseconds, read as a {@link Duration}; the name ends in {@code -ms}. */
-    public Setting.Builder<Duration> millis(String name, long defaultMillis) {
-      return new Setting.Builder<>(this, name, Type.LONG, defaultMillis, Setting.millis());
+    public Setting<Duration> millis(String name, long defaultMillis) {
+      return new Setting<>(this, name, Type.LONG, defaultMillis, Setting.millis());
     }
   }
 }

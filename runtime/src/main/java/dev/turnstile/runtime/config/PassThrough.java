@@ -1,9 +1,10 @@
 package dev.turnstile.runtime.config;
 
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
@@ -14,55 +15,54 @@ import org.apache.kafka.common.config.ConfigDef;
  *
  * @param prefix e.g. {@code kafka.producer.}
  * @param description what the keys configure, for documentation
- * @param resolve the definition of a key (without the prefix), or {@code null} when the client does
- *     not know it; a key of a nested client ({@code producer.acks} under Kafka Streams) resolves to
- *     that client's definition of {@code acks}
- * @param known every key {@code resolve} knows, for suggesting the nearest to an unknown one
+ * @param clients the definitions that know the keys under each further prefix, the longest matching
+ *     first: {@code ""} for the client's own keys, {@code "producer."} for a client nested in it
+ *     (Kafka Streams' producers); an empty list takes any key as a string (Kafka Streams' {@code
+ *     topic.} keys, which the broker checks)
  * @param fixed keys (without the prefix) the process sets itself because a guarantee depends on
  *     them, each with the reason it gives when one is set
  */
 public record PassThrough(
     String prefix,
     String description,
-    Function<String, ConfigDef.ConfigKey> resolve,
-    Set<String> known,
+    Map<String, List<ConfigDef>> clients,
     Map<String, String> fixed) {
 
+  private static final ConfigDef.ConfigKey ANY =
+      new ConfigDef()
+          .define("any", ConfigDef.Type.STRING, null, ConfigDef.Importance.LOW, "")
+          .configKeys()
+          .get("any");
+
   public PassThrough {
-    known = Set.copyOf(known);
+    clients = Map.copyOf(clients);
     fixed = Map.copyOf(fixed);
   }
 
-  /** Resolves a key with the first of the definitions that knows it. */
-  public static Function<String, ConfigDef.ConfigKey> anyOf(ConfigDef... definitions) {
-    return key -> {
-      for (ConfigDef definition : definitions) {
-        ConfigDef.ConfigKey found = definition.configKeys().get(key);
-        if (found != null) {
-          return found;
-        }
-      }
-      return null;
-    };
+  /** The definition of a key (without {@link #prefix}), or {@code null} when no client knows it. */
+  public ConfigDef.ConfigKey resolve(String key) {
+    String nested =
+        clients.keySet().stream()
+            .filter(key::startsWith)
+            .max(Comparator.comparingInt(String::length))
+            .orElse(null);
+    if (nested == null || clients.get(nested).isEmpty()) {
+      return nested == null ? null : ANY;
+    }
+    return clients.get(nested).stream()
+        .map(definition -> definition.configKeys().get(key.substring(nested.length())))
+        .filter(found -> found != null)
+        .findFirst()
+        .orElse(null);
   }
 
-  /** Every name of the definitions, each under every one of the prefixes given. */
-  public static Set<String> names(List<String> prefixes, ConfigDef... definitions) {
-    Set<String> names = new java.util.TreeSet<>();
-    for (String prefix : prefixes) {
-      for (String name : names(definitions)) {
-        names.add(prefix + name);
-      }
-    }
-    return names;
-  }
-
-  /** Every name of the definitions. */
-  public static Set<String> names(ConfigDef... definitions) {
-    Set<String> names = new java.util.TreeSet<>();
-    for (ConfigDef definition : definitions) {
-      names.addAll(definition.names());
-    }
-    return names;
+  /** Every key {@link #resolve} knows, for suggesting the nearest to an unknown one. */
+  public Set<String> known() {
+    Set<String> known = new TreeSet<>();
+    clients.forEach(
+        (nested, definitions) ->
+            definitions.forEach(
+                definition -> definition.names().forEach(name -> known.add(nested + name))));
+    return known;
   }
 }

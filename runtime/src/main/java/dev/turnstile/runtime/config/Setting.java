@@ -13,27 +13,27 @@ import org.apache.kafka.common.config.types.Password;
  * One configuration key, declared once: name, type, default, valid values, documentation, and
  * whether it is secret ({@link Type#PASSWORD}, never shown). It is also the typed handle code reads
  * the key with, as Debezium's {@code Field}: {@code config.get(HTTP_PORT)} is an {@code Integer}, a
- * {@code *-ms} key a {@link Duration}. Declared in a {@link Keys.Group}, which adds it to the
- * process's {@link ConfigModel}, hence to its checks and its generated documentation.
+ * {@code *-ms} key a {@link Duration}. Started by a {@link Keys.Group}'s methods, narrowed with
+ * {@link #atLeast}, {@link #between}, {@link #check} or {@link #as}, and ended by {@link #doc},
+ * which adds it to the group, hence to the process's checks and generated documentation.
  *
  * @param <T> what code reads
  */
 public final class Setting<T> {
 
+  private final Keys.Group group;
   private final String name;
   private final Type type;
   private final Object defaultValue;
-  private final ConfigDef.Validator validator;
-  private final String documentation;
   private final Function<Object, T> typed;
+  private ConfigDef.Validator validator;
 
-  private Setting(Builder<T> builder, String documentation) {
-    this.name = builder.name;
-    this.type = builder.type;
-    this.defaultValue = builder.defaultValue;
-    this.validator = builder.validator;
-    this.documentation = documentation;
-    this.typed = builder.typed;
+  Setting(Keys.Group group, String name, Type type, Object defaultValue, Function<Object, T> t) {
+    this.group = group;
+    this.name = name;
+    this.type = type;
+    this.defaultValue = defaultValue;
+    this.typed = t;
   }
 
   /** The key, e.g. {@code bridge.http.port}; for a {@link Template}'s key the part after it. */
@@ -68,102 +68,64 @@ public final class Setting<T> {
     return typed.apply(parsed);
   }
 
-  void define(ConfigDef definitions, String group, int order) {
-    definitions.define(
-        name,
-        type,
-        defaultValue,
-        validator,
-        ConfigDef.Importance.MEDIUM,
-        documentation,
-        group,
-        order,
-        ConfigDef.Width.NONE,
-        name);
+  /** At least {@code min}. */
+  public Setting<T> atLeast(Number min) {
+    return valid(ConfigDef.Range.atLeast(min));
+  }
+
+  /** From {@code min} to {@code max}, both included. */
+  public Setting<T> between(Number min, Number max) {
+    return valid(ConfigDef.Range.between(min, max));
+  }
+
+  /** Not blank. */
+  public Setting<T> nonEmpty() {
+    return valid(new ConfigDef.NonEmptyString());
+  }
+
+  /** Values {@code validator} accepts; its {@code toString()} is the documented valid values. */
+  public Setting<T> valid(ConfigDef.Validator validator) {
+    this.validator = validator;
+    return this;
   }
 
   /**
-   * A key being declared; {@link #doc} ends the declaration. Start one with a {@link Keys.Group}'s
-   * methods.
+   * Values {@code check} accepts, described as {@code validValues} in the documentation; it throws
+   * for any other, its message the reason. An optional key's blank value is not checked.
    */
-  public static final class Builder<T> {
-    private final Keys.Group group;
-    private final String name;
-    private final Type type;
-    private final Object defaultValue;
-    private final Function<Object, T> typed;
-    private ConfigDef.Validator validator;
-
-    Builder(Keys.Group group, String name, Type type, Object defaultValue, Function<Object, T> t) {
-      this.group = group;
-      this.name = name;
-      this.type = type;
-      this.defaultValue = defaultValue;
-      this.typed = t;
-    }
-
-    /** At least {@code min}. */
-    public Builder<T> atLeast(Number min) {
-      return valid(ConfigDef.Range.atLeast(min));
-    }
-
-    /** From {@code min} to {@code max}, both included. */
-    public Builder<T> between(Number min, Number max) {
-      return valid(ConfigDef.Range.between(min, max));
-    }
-
-    /** Not blank. */
-    public Builder<T> nonEmpty() {
-      return valid(new ConfigDef.NonEmptyString());
-    }
-
-    /** Values {@code validator} accepts; its {@code toString()} is the documented valid values. */
-    public Builder<T> valid(ConfigDef.Validator validator) {
-      this.validator = validator;
-      return this;
-    }
-
-    /**
-     * Values {@code check} accepts, described as {@code validValues} in the documentation; it
-     * throws for any other, its message the reason. An optional key's blank value is not checked.
-     */
-    public Builder<T> check(String validValues, Consumer<String> check) {
-      boolean blankIsUnset = defaultValue == null;
-      return valid(
-          new ConfigDef.Validator() {
-            @Override
-            public void ensureValid(String name, Object value) {
-              String text = value instanceof Password p ? p.value() : (String) value;
-              if (text == null || blankIsUnset && text.isBlank()) {
-                return;
-              }
-              try {
-                check.accept(text.strip());
-              } catch (RuntimeException e) {
-                throw new ConfigException(name, value, e.getMessage());
-              }
+  public Setting<T> check(String validValues, Consumer<String> check) {
+    boolean blankIsUnset = defaultValue == null;
+    return valid(
+        new ConfigDef.Validator() {
+          @Override
+          public void ensureValid(String name, Object value) {
+            String text = value instanceof Password p ? p.value() : (String) value;
+            if (text == null || blankIsUnset && text.isBlank()) {
+              return;
             }
-
-            @Override
-            public String toString() {
-              return validValues;
+            try {
+              check.accept(text.strip());
+            } catch (RuntimeException e) {
+              throw new ConfigException(name, value, e.getMessage());
             }
-          });
-    }
+          }
 
-    /** Code reads {@code convert} of the value; only checked values are converted. */
-    public <R> Builder<R> as(Function<? super T, R> convert) {
-      Builder<R> converted = new Builder<>(group, name, type, defaultValue, typed.andThen(convert));
-      converted.validator = validator;
-      return converted;
-    }
+          @Override
+          public String toString() {
+            return validValues;
+          }
+        });
+  }
 
-    /** Ends the declaration with the key's documentation, a sentence of the generated table. */
-    public Setting<T> doc(String documentation) {
-      Setting<T> setting = new Setting<>(this, documentation);
-      group.add(setting);
-      return setting;
-    }
+  /** Code reads {@code convert} of the value; only checked values are converted. */
+  public <R> Setting<R> as(Function<? super T, R> convert) {
+    return new Setting<R>(group, name, type, defaultValue, typed.andThen(convert)).valid(validator);
+  }
+
+  /** Ends the declaration with the key's documentation, a sentence of the generated table. */
+  public Setting<T> doc(String documentation) {
+    group.define(name, type, defaultValue, validator, documentation);
+    return this;
   }
 
   static Function<Object, String> text() {

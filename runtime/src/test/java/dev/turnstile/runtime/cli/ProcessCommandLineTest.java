@@ -36,8 +36,7 @@ class ProcessCommandLineTest {
               new PassThrough(
                   "kafka.",
                   "the producer",
-                  PassThrough.anyOf(ProducerConfig.configDef()),
-                  PassThrough.names(ProducerConfig.configDef()),
+                  Map.of("", List.of(ProducerConfig.configDef())),
                   Map.of("acks", "fixed at all"))),
           List.of());
 

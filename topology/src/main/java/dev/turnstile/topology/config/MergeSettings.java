@@ -29,10 +29,6 @@ public record MergeSettings(
    */
   public static final int MAX_STORED_STATE_BYTES = 900 * 1024;
 
-  static MergeSettings from(ConfigValues values) {
-    return from(values.settings());
-  }
-
   static MergeSettings from(Settings s) {
     return new MergeSettings(
         s.get(MERGE_KEY_PROPERTY),

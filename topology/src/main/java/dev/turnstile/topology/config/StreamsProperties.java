@@ -13,14 +13,12 @@ import static org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENC
 import static org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG;
 import static org.apache.kafka.streams.StreamsConfig.*;
 
-import dev.turnstile.runtime.config.Setting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -66,91 +64,83 @@ public final class StreamsProperties {
 
   private StreamsProperties() {}
 
-  /** Fixed at {@code value}. */
-  private static Fixed at(String key, Object value, String reason) {
-    return new Fixed(key, reason, (c, p) -> value);
-  }
-
-  /** The value of a setting, under Kafka Streams' name. */
-  private static Fixed from(String key, Setting<?> setting) {
-    return new Fixed(key, "set " + setting, (c, p) -> String.valueOf(c.get(setting)));
-  }
-
-  /** One of the adapter's classes. */
-  private static Fixed plugin(String key, Function<Plugins, Class<?>> plugin, String reason) {
-    return new Fixed(key, reason, (c, p) -> plugin.apply(p));
-  }
-
-  /** Set by Kafka Streams itself (exactly-once implies it) or by the process as it starts. */
-  private static Fixed unset(String key, String reason) {
-    return new Fixed(key, reason, (c, p) -> null);
-  }
-
   private static List<Fixed> fixed() {
     String noSenderStopsAThread =
         "fixed: nothing a sender controls may stop a stream thread (rejected-events.v1 instead)";
     List<Fixed> fixed = new ArrayList<>();
-    fixed.add(at(PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2, "fixed at exactly_once_v2"));
+    fixed.add(
+        new Fixed(
+            PROCESSING_GUARANTEE_CONFIG, "fixed at exactly_once_v2", (c, p) -> EXACTLY_ONCE_V2));
     fixed.add(
         new Fixed(
             APPLICATION_ID_CONFIG,
             "set " + APPLICATION_ID + " (and " + GENERATION + ")",
             (c, p) -> c.applicationId()));
-    fixed.add(from(BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP_SERVERS));
-    fixed.add(from(STATE_DIR_CONFIG, STATE_DIR));
-    fixed.add(from(NUM_STREAM_THREADS_CONFIG, NUM_STREAM_THREADS));
-    fixed.add(from(NUM_STANDBY_REPLICAS_CONFIG, NUM_STANDBY_REPLICAS));
-    fixed.add(unset(APPLICATION_SERVER_CONFIG, "set " + QUERY_ADVERTISED_SERVER));
+    Map.of(
+            BOOTSTRAP_SERVERS_CONFIG,
+            BOOTSTRAP_SERVERS,
+            STATE_DIR_CONFIG,
+            STATE_DIR,
+            NUM_STREAM_THREADS_CONFIG,
+            NUM_STREAM_THREADS,
+            NUM_STANDBY_REPLICAS_CONFIG,
+            NUM_STANDBY_REPLICAS)
+        .forEach(
+            (key, setting) ->
+                fixed.add(
+                    new Fixed(key, "set " + setting, (c, p) -> String.valueOf(c.get(setting)))));
     fixed.add(
-        at(
+        new Fixed(APPLICATION_SERVER_CONFIG, "set " + QUERY_ADVERTISED_SERVER, (c, p) -> null));
+    fixed.add(
+        new Fixed(
             GROUP_PROTOCOL_CONFIG,
-            "classic",
-            "fixed at classic: the streams protocol lacks warm-ups and the HA assignor"));
+            "fixed at classic: the streams protocol lacks warm-ups and the HA assignor",
+            (c, p) -> "classic"));
     fixed.add(
-        at(
+        new Fixed(
             ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG,
-            true,
-            "fixed at true: generated names would move state between releases"));
+            "fixed at true: generated names would move state between releases",
+            (c, p) -> true));
     fixed.add(
-        plugin(
+        new Fixed(
             ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
-            Plugins::rocksDbConfigSetter,
-            "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*"));
+            "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*",
+            (c, p) -> p.rocksDbConfigSetter()));
     for (String handler :
         List.of(
             PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
             PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
             DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG)) {
-      fixed.add(plugin(handler, Plugins::exceptionHandler, noSenderStopsAThread));
+      fixed.add(new Fixed(handler, noSenderStopsAThread, (c, p) -> p.exceptionHandler()));
     }
     fixed.add(
-        plugin(
+        new Fixed(
             DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG,
-            Plugins::timestampExtractor,
-            noSenderStopsAThread));
+            noSenderStopsAThread,
+            (c, p) -> p.timestampExtractor()));
     fixed.addAll(clientKeys(""));
     NESTED_CLIENTS.forEach(nested -> fixed.addAll(clientKeys(nested)));
     return fixed;
   }
 
   /**
-   * Client keys exactly-once depends on, which {@code exactly_once_v2} sets: {@code
-   * isolation.level} for a consumer; {@code acks}, {@code enable.idempotence} and {@code
-   * transactional.id} for a producer; under the prefix that addresses that client ({@code ""}: all
-   * clients).
+   * Client keys exactly-once depends on, which {@code exactly_once_v2} sets (Kafka Streams, not
+   * Turnstile, gives their values): {@code isolation.level} for a consumer; {@code acks}, {@code
+   * enable.idempotence} and {@code transactional.id} for a producer; under the prefix that
+   * addresses that client ({@code ""}: all clients).
    */
   private static List<Fixed> clientKeys(String nested) {
-    List<Fixed> fixed = new ArrayList<>();
+    Map<String, String> reasons = new TreeMap<>();
     if (nested.isEmpty() || nested.endsWith("consumer.")) {
-      fixed.add(
-          unset(nested + ISOLATION_LEVEL_CONFIG, "fixed at read_committed by exactly_once_v2"));
+      reasons.put(ISOLATION_LEVEL_CONFIG, "fixed at read_committed by exactly_once_v2");
     }
     if (nested.isEmpty() || nested.equals("producer.")) {
-      fixed.add(unset(nested + ENABLE_IDEMPOTENCE_CONFIG, "fixed at true by exactly_once_v2"));
-      fixed.add(unset(nested + ACKS_CONFIG, "fixed at all by exactly_once_v2"));
-      fixed.add(
-          unset(nested + TRANSACTIONAL_ID_CONFIG, "set by Kafka Streams from " + APPLICATION_ID));
+      reasons.put(ENABLE_IDEMPOTENCE_CONFIG, "fixed at true by exactly_once_v2");
+      reasons.put(ACKS_CONFIG, "fixed at all by exactly_once_v2");
+      reasons.put(TRANSACTIONAL_ID_CONFIG, "set by Kafka Streams from " + APPLICATION_ID);
     }
+    List<Fixed> fixed = new ArrayList<>();
+    reasons.forEach((key, reason) -> fixed.add(new Fixed(nested + key, reason, (c, p) -> null)));
     return fixed;
   }
 

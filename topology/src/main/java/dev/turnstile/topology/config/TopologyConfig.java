@@ -7,33 +7,45 @@ import dev.turnstile.runtime.config.Settings;
 import dev.turnstile.schemas.Generation;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 /**
- * Configuration of the topology process, validated at start-up. Every key is declared once in
- * {@link TopologyConfigModel}, and read with its declaration: {@code config.get(DEDUP_RETENTION)};
- * the accessors below read the same way. {@link #toString()} shows every key, secrets hidden.
+ * Configuration of the topology process, validated at start-up: a properties file, then {@code
+ * TURNSTILE_*} environment variables, which win. Every key is declared once in {@link
+ * TopologyConfigModel} and read with its declaration, {@code config.get(DEDUP_RETENTION)}; the
+ * accessors below only combine keys. {@link #toString()} shows every key, secrets hidden.
  */
 public final class TopologyConfig {
 
   private final Settings settings;
   private final MergeSettings merge;
-  private final QuerySettings query;
 
   private TopologyConfig(Settings settings) {
     this.settings = settings;
     this.merge = MergeSettings.from(settings);
-    this.query = QuerySettings.from(settings);
   }
 
   /**
-   * Reads and validates every key.
+   * Values from {@code file} (may be null), overridden by {@code environment}.
    *
    * @throws dev.turnstile.runtime.config.InvalidConfigurationException naming each bad key
    */
-  public static TopologyConfig from(ConfigValues values) {
-    return new TopologyConfig(values.settings());
+  public static TopologyConfig load(Path file, Map<String, String> environment) {
+    return new TopologyConfig(TopologyConfigModel.MODEL.load(file, environment));
+  }
+
+  /**
+   * Values given directly, as tests and the local stack do.
+   *
+   * @throws dev.turnstile.runtime.config.InvalidConfigurationException naming each bad key
+   */
+  public static TopologyConfig of(Map<String, String> values) {
+    return new TopologyConfig(TopologyConfigModel.MODEL.parse(values));
+  }
+
+  /** Values {@link TopologyConfigModel#MODEL} checked. */
+  public static TopologyConfig of(Settings settings) {
+    return new TopologyConfig(settings);
   }
 
   /** The value of a key, or its default. */
@@ -60,20 +72,12 @@ public final class TopologyConfig {
    * its generation's name ({@link Generation#topicName}).
    */
   public String topic(dev.turnstile.schemas.Topic topic) {
-    return generation().topicName(topic, topicPrefix());
+    return generation().topicName(topic, get(TOPIC_PREFIX));
   }
 
   /** The generation this process runs; {@link Generation#DEFAULT} unless configured. */
   public Generation generation() {
     return get(GENERATION);
-  }
-
-  public String bootstrapServers() {
-    return get(BOOTSTRAP_SERVERS);
-  }
-
-  public String topicPrefix() {
-    return get(TOPIC_PREFIX);
   }
 
   /**
@@ -84,14 +88,6 @@ public final class TopologyConfig {
     return generation().applicationId(get(APPLICATION_ID));
   }
 
-  public Path stateDir() {
-    return get(STATE_DIR);
-  }
-
-  public Duration dedupRetention() {
-    return get(DEDUP_RETENTION);
-  }
-
   public SessionPolicy sessionPolicy() {
     return new SessionPolicy(
         get(SESSION_REORDER_GRACE),
@@ -100,48 +96,8 @@ public final class TopologyConfig {
         get(SESSION_ENDED_RETENTION));
   }
 
-  public Duration punctuateInterval() {
-    return get(PUNCTUATE_INTERVAL);
-  }
-
-  public int maxDuePerPunctuation() {
-    return get(MAX_DUE_PER_PUNCTUATION);
-  }
-
-  public int maxDeviceStateBytes() {
-    return get(SESSION_MAX_STATE_BYTES);
-  }
-
-  public int numStreamThreads() {
-    return get(NUM_STREAM_THREADS);
-  }
-
-  public int numStandbyReplicas() {
-    return get(NUM_STANDBY_REPLICAS);
-  }
-
-  public String httpHost() {
-    return get(HTTP_HOST);
-  }
-
-  public int httpPort() {
-    return get(HTTP_PORT);
-  }
-
   public MergeSettings merge() {
     return merge;
-  }
-
-  public QuerySettings query() {
-    return query;
-  }
-
-  public Duration topicsWait() {
-    return get(TOPICS_WAIT);
-  }
-
-  public Duration topicsCheckInterval() {
-    return get(TOPICS_CHECK_INTERVAL);
   }
 
   /**

@@ -11,11 +11,10 @@ import dev.turnstile.topology.domain.merge.MergeState;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Function;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -193,7 +192,7 @@ public final class TopologyConfigModel {
 
   public static final Setting<Long> QUERY_STANDBY_MAX_LAG_RECORDS =
       TOPOLOGY
-          .longValue("topology.query.standby-max-lag-records", QuerySettings.NO_STANDBY_READS)
+          .longValue("topology.query.standby-max-lag-records", -1)
           .atLeast(-1)
           .doc(
               "staleness bound of query answers from a standby replica: a standby at most this"
@@ -351,74 +350,29 @@ public final class TopologyConfigModel {
     }
   }
 
-  private static Function<String, ConfigDef.ConfigKey> streamsKey() {
-    ConfigDef producer = ProducerConfig.configDef();
-    ConfigDef consumer = ConsumerConfig.configDef();
-    ConfigDef admin = AdminClientConfig.configDef();
-    Function<String, ConfigDef.ConfigKey> top =
-        PassThrough.anyOf(StreamsConfig.configDef(), producer, consumer, admin);
-    ConfigDef.ConfigKey topicConfig =
-        new ConfigDef()
-            .define("topic", ConfigDef.Type.STRING, null, ConfigDef.Importance.LOW, "")
-            .configKeys()
-            .get("topic");
-    return key -> {
-      if (key.startsWith("topic.")) {
-        return topicConfig;
-      }
-      for (String nested : StreamsProperties.NESTED_CLIENTS) {
-        if (key.startsWith(nested)) {
-          String rest = key.substring(nested.length());
-          return nested.equals("producer.")
-              ? producer.configKeys().get(rest)
-              : nested.equals("admin.")
-                  ? admin.configKeys().get(rest)
-                  : consumer.configKeys().get(rest);
-        }
-      }
-      return top.apply(key);
-    };
-  }
-
-  private static Set<String> streamsKnown() {
-    Set<String> known =
-        new TreeSet<>(
-            PassThrough.names(
-                StreamsConfig.configDef(),
-                ProducerConfig.configDef(),
-                ConsumerConfig.configDef(),
-                AdminClientConfig.configDef()));
-    known.addAll(PassThrough.names(List.of("producer."), ProducerConfig.configDef()));
-    known.addAll(
-        PassThrough.names(
-            List.of("consumer.", "main.consumer.", "restore.consumer.", "global.consumer."),
-            ConsumerConfig.configDef()));
-    known.addAll(PassThrough.names(List.of("admin."), AdminClientConfig.configDef()));
-    for (Setting<?> declared :
-        List.of(ROCKSDB_TOTAL_BYTES, ROCKSDB_MEMTABLE_FRACTION, ROCKSDB_WRITE_BUFFER_BYTES)) {
-      known.add(declared.name().substring(KAFKA_STREAMS_PREFIX.length()));
-    }
-    return known;
-  }
-
   private static List<PassThrough> passThroughs() {
     ConfigDef producer = ProducerConfig.configDef();
     ConfigDef consumer = ConsumerConfig.configDef();
     ConfigDef admin = AdminClientConfig.configDef();
+    Map<String, List<ConfigDef>> streams = new HashMap<>();
+    streams.put("", List.of(StreamsConfig.configDef(), producer, consumer, admin));
+    streams.put("topic.", List.of());
+    for (String nested : StreamsProperties.NESTED_CLIENTS) {
+      ConfigDef client = nested.startsWith("producer") ? producer : consumer;
+      streams.put(nested, List.of(nested.startsWith("admin") ? admin : client));
+    }
     return List.of(
         new PassThrough(
             KAFKA_PREFIX,
             "every Kafka client of the topology (Kafka Streams' producers, consumers and admin"
                 + " client, and the topic checks), e.g. security settings",
-            PassThrough.anyOf(producer, consumer, admin),
-            PassThrough.names(producer, consumer, admin),
+            Map.of("", List.of(producer, consumer, admin)),
             StreamsProperties.fixedClientKeys()),
         new PassThrough(
             KAFKA_STREAMS_PREFIX,
             "Kafka Streams, last word (its own keys, `producer.`/`consumer.`/`admin.`-prefixed"
                 + " client keys, `topic.` for internal topics)",
-            streamsKey(),
-            streamsKnown(),
+            streams,
             StreamsProperties.fixedKeys()));
   }
 

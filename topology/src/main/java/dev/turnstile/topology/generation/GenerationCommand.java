@@ -1,12 +1,13 @@
 package dev.turnstile.topology.generation;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPIC_PREFIX;
+
 import dev.turnstile.runtime.cli.BadArguments;
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.config.ConfigModel;
 import dev.turnstile.runtime.config.InvalidConfigurationException;
 import dev.turnstile.schemas.Generation;
 import dev.turnstile.schemas.Json;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.config.TopologyConfigModel;
 import java.io.BufferedReader;
@@ -150,7 +151,7 @@ public final class GenerationCommand implements Runnable {
         env.put(ConfigModel.envName(TopologyConfigModel.BOOTSTRAP_SERVERS.name()), bootstrap);
       }
       env.put(ConfigModel.envName(TopologyConfigModel.GENERATION.name()), generation.name());
-      return TopologyConfig.from(ConfigValues.of(TopologyConfigModel.MODEL.load(config, env)));
+      return TopologyConfig.of(TopologyConfigModel.MODEL.load(config, env));
     }
 
     Duration timeout() {
@@ -280,7 +281,7 @@ public final class GenerationCommand implements Runnable {
       }
       GenerationDiff.Report report =
           GenerationDiff.compare(
-              Cluster.consumer(config), config.topicPrefix(), old, now, cluster.timeout());
+              Cluster.consumer(config), config.get(TOPIC_PREFIX), old, now, cluster.timeout());
       DiffReport.print(report, out, examples);
       if (json != null) {
         try {

@@ -1,5 +1,7 @@
 package dev.turnstile.topology.generation;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.TOPIC_PREFIX;
+
 import dev.turnstile.runtime.cli.ExitCode;
 import dev.turnstile.runtime.topics.ClusterTopics;
 import dev.turnstile.runtime.topics.ObservedTopic;
@@ -62,10 +64,9 @@ final class StartCommand implements Callable<Integer> {
     Generation generation = GenerationCommand.generation(spec, name);
     TopologyConfig config = cluster.config(generation, parent.environment);
     Generation configured =
-        TopologyConfig.from(
-                dev.turnstile.topology.config.ConfigValues.of(
-                    dev.turnstile.topology.config.TopologyConfigModel.MODEL.load(
-                        cluster.config, withBootstrap(parent.environment))))
+        TopologyConfig.of(
+                dev.turnstile.topology.config.TopologyConfigModel.MODEL.load(
+                    cluster.config, withBootstrap(parent.environment)))
             .generation();
     if (!configured.isDefault() && !configured.equals(generation)) {
       throw new CommandLine.ParameterException(
@@ -85,7 +86,7 @@ final class StartCommand implements Callable<Integer> {
       short factor = replicas != null ? replicas : (short) rawTopics.get(raw.get(0)).replicas();
       Set<String> own = Set.copyOf(Generation.outputs().stream().map(config::topic).toList());
       List<TopicSpec> specs =
-          TopicSpec.catalogue(config.topicPrefix(), generation, factor).stream()
+          TopicSpec.catalogue(config.get(TOPIC_PREFIX), generation, factor).stream()
               .filter(s -> own.contains(s.name()))
               .toList();
       TopicProvisioner.Outcome topics =

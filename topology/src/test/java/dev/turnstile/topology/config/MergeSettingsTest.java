@@ -11,8 +11,7 @@ class MergeSettingsTest {
 
   @Test
   void defaultsReadTheMergeKeyPropertyAndMergeSessions() {
-    MergeSettings merge =
-        TopologyConfig.from(ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092"))).merge();
+    MergeSettings merge = TopologyConfig.of(Map.of("kafka.bootstrap.servers", "k:9092")).merge();
 
     assertThat(merge.keyProperty()).isEqualTo("mergeKey");
     assertThat(merge.keyPointer()).isEmpty();
@@ -27,12 +26,11 @@ class MergeSettingsTest {
   void boundsWhoseStoredStateCouldOutgrowAChangelogRecordAreRefused() {
     assertThatThrownBy(
             () ->
-                MergeSettings.from(
-                    ConfigValues.of(
-                        Map.of(
-                            "kafka.bootstrap.servers", "k:9092",
-                            "topology.merge.max-patches", "64",
-                            "topology.merge.max-document-bytes", "262144"))))
+                TopologyConfig.of(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "topology.merge.max-patches", "64",
+                        "topology.merge.max-document-bytes", "262144")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.max-patches")
         .hasMessageContaining("max-document-bytes");
@@ -42,20 +40,18 @@ class MergeSettingsTest {
   void aBadValueNamesItsKey() {
     assertThatThrownBy(
             () ->
-                MergeSettings.from(
-                    ConfigValues.of(
-                        Map.of(
-                            "kafka.bootstrap.servers", "k:9092",
-                            "topology.merge.servicebus.key-pointer", "sessionId"))))
+                TopologyConfig.of(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "topology.merge.servicebus.key-pointer", "sessionId")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.servicebus.key-pointer");
     assertThatThrownBy(
             () ->
-                MergeSettings.from(
-                    ConfigValues.of(
-                        Map.of(
-                            "kafka.bootstrap.servers", "k:9092",
-                            "topology.merge.sessions.enabled", "yes"))))
+                TopologyConfig.of(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "topology.merge.sessions.enabled", "yes")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.merge.sessions.enabled");
   }

@@ -38,19 +38,17 @@ class TopologyConfigDocsTest {
   @Test
   void theExampleFilesLoadAsTheyAre() {
     TopologyConfig plain =
-        TopologyConfig.from(
-            ConfigValues.load(REPOSITORY.resolve("config/topology.properties"), Map.of()));
-    assertThat(plain.bootstrapServers()).isNotBlank();
-    assertThat(plain.numStandbyReplicas()).isEqualTo(1);
+        TopologyConfig.load(REPOSITORY.resolve("config/topology.properties"), Map.of());
+    assertThat(plain.get(TopologyConfigModel.BOOTSTRAP_SERVERS)).isNotBlank();
+    assertThat(plain.get(TopologyConfigModel.NUM_STANDBY_REPLICAS)).isEqualTo(1);
 
     TopologyConfig secured =
-        TopologyConfig.from(
-            ConfigValues.of(
-                TopologyConfigModel.MODEL.load(
-                    List.of(
-                        REPOSITORY.resolve("config/topology.properties"),
-                        REPOSITORY.resolve("config/kafka-sasl-ssl.properties")),
-                    Map.of("TURNSTILE_KAFKA_SASL_JAAS_CONFIG", "secret from the environment"))));
+        TopologyConfig.of(
+            TopologyConfigModel.MODEL.load(
+                List.of(
+                    REPOSITORY.resolve("config/topology.properties"),
+                    REPOSITORY.resolve("config/kafka-sasl-ssl.properties")),
+                Map.of("TURNSTILE_KAFKA_SASL_JAAS_CONFIG", "secret from the environment")));
     assertThat(secured.kafkaCommon())
         .containsEntry("security.protocol", "SASL_SSL")
         .containsEntry("sasl.jaas.config", "secret from the environment");

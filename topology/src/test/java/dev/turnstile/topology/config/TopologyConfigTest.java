@@ -29,17 +29,16 @@ class TopologyConfigTest {
             + "kafka.streams.commit.interval.ms=50\n");
 
     TopologyConfig config =
-        TopologyConfig.from(
-            ConfigValues.load(
-                file,
-                Map.of(
-                    "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "env:9092",
-                    "TURNSTILE_TOPOLOGY_SESSION_REORDER_GRACE_MS", "60000",
-                    "TURNSTILE_KAFKA_STREAMS_METRICS_RECORDING_LEVEL", "DEBUG",
-                    "UNRELATED", "x")));
+        TopologyConfig.load(
+            file,
+            Map.of(
+                "TURNSTILE_KAFKA_BOOTSTRAP_SERVERS", "env:9092",
+                "TURNSTILE_TOPOLOGY_SESSION_REORDER_GRACE_MS", "60000",
+                "TURNSTILE_KAFKA_STREAMS_METRICS_RECORDING_LEVEL", "DEBUG",
+                "UNRELATED", "x"));
 
-    assertThat(config.bootstrapServers()).isEqualTo("env:9092");
-    assertThat(config.dedupRetention()).isEqualTo(Duration.ofDays(1));
+    assertThat(config.get(TopologyConfigModel.BOOTSTRAP_SERVERS)).isEqualTo("env:9092");
+    assertThat(config.get(TopologyConfigModel.DEDUP_RETENTION)).isEqualTo(Duration.ofDays(1));
     assertThat(config.sessionPolicy().reorderGrace()).isEqualTo(Duration.ofMinutes(1));
     assertThat(config.sessionPolicy().maxSessionDuration()).isEqualTo(Duration.ofHours(72));
     assertThat(config.streamsOverrides())
@@ -49,11 +48,10 @@ class TopologyConfigTest {
 
   @Test
   void theDefaultStateDirectoryIsNotOneKafkaStreamsWarnsAbout() {
-    TopologyConfig config =
-        TopologyConfig.from(ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092")));
+    TopologyConfig config = TopologyConfig.of(Map.of("kafka.bootstrap.servers", "k:9092"));
 
     // Kafka Streams' StateDirectory warns at every start when state.dir starts with java.io.tmpdir.
-    assertThat(config.stateDir().toString())
+    assertThat(config.get(TopologyConfigModel.STATE_DIR).toString())
         .doesNotStartWith(System.getProperty("java.io.tmpdir"))
         .isEqualTo(Path.of(System.getProperty("user.home"), ".turnstile", "streams").toString());
   }
@@ -62,26 +60,24 @@ class TopologyConfigTest {
   void aBadValueIsReportedByItsKey() {
     assertThatThrownBy(
             () ->
-                TopologyConfig.from(
-                    ConfigValues.of(
-                        Map.of(
-                            "kafka.bootstrap.servers", "k:9092",
-                            "topology.session.max-duration-ms", "soon"))))
+                TopologyConfig.of(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "topology.session.max-duration-ms", "soon")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("topology.session.max-duration-ms")
         .hasMessageContaining("soon");
-    assertThatThrownBy(() -> TopologyConfig.from(ConfigValues.of(Map.of())))
+    assertThatThrownBy(() -> TopologyConfig.of(Map.of()))
         .hasMessageContaining("kafka.bootstrap.servers: is required");
   }
 
   @Test
   void secretsAreMaskedInToString() {
     TopologyConfig config =
-        TopologyConfig.from(
-            ConfigValues.of(
-                Map.of(
-                    "kafka.bootstrap.servers", "k:9092",
-                    "kafka.streams.sasl.jaas.config", "user=me password=hunter2")));
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers", "k:9092",
+                "kafka.streams.sasl.jaas.config", "user=me password=hunter2"));
 
     assertThat(config.toString()).doesNotContain("hunter2").contains("sasl.jaas.config=[hidden]");
   }
@@ -105,9 +101,7 @@ class TopologyConfigTest {
             "kafka.streams.group.protocol",
             "kafka.streams.application.id")) {
       assertThatThrownBy(
-              () ->
-                  TopologyConfig.from(
-                      ConfigValues.of(Map.of("kafka.bootstrap.servers", "k:9092", key, "x"))))
+              () -> TopologyConfig.of(Map.of("kafka.bootstrap.servers", "k:9092", key, "x")))
           .as(key)
           .isInstanceOf(InvalidConfigurationException.class)
           .hasMessageStartingWith(key + ": cannot be set: ");
@@ -117,14 +111,13 @@ class TopologyConfigTest {
   @Test
   void passThroughKeysAreCheckedAgainstKafkasOwnDefinitions() {
     TopologyConfig config =
-        TopologyConfig.from(
-            ConfigValues.of(
-                Map.of(
-                    "kafka.bootstrap.servers", "k:9092",
-                    "kafka.security.protocol", "SASL_SSL",
-                    "kafka.streams.main.consumer.max.poll.records", "200",
-                    "kafka.streams.topic.min.insync.replicas", "2",
-                    "kafka.streams.turnstile.rocksdb.total.bytes", "268435456")));
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers", "k:9092",
+                "kafka.security.protocol", "SASL_SSL",
+                "kafka.streams.main.consumer.max.poll.records", "200",
+                "kafka.streams.topic.min.insync.replicas", "2",
+                "kafka.streams.turnstile.rocksdb.total.bytes", "268435456"));
     assertThat(config.kafkaCommon()).containsEntry("security.protocol", "SASL_SSL");
     assertThat(config.streamsOverrides())
         .containsEntry("main.consumer.max.poll.records", "200")
@@ -132,12 +125,11 @@ class TopologyConfigTest {
 
     assertThatThrownBy(
             () ->
-                TopologyConfig.from(
-                    ConfigValues.of(
-                        Map.of(
-                            "kafka.bootstrap.servers", "k:9092",
-                            "kafka.streams.comit.interval.ms", "100",
-                            "kafka.streams.turnstile.rocksdb.total.bytes", "lots"))))
+                TopologyConfig.of(
+                    Map.of(
+                        "kafka.bootstrap.servers", "k:9092",
+                        "kafka.streams.comit.interval.ms", "100",
+                        "kafka.streams.turnstile.rocksdb.total.bytes", "lots")))
         .isInstanceOfSatisfying(
             InvalidConfigurationException.class,
             e ->
@@ -154,12 +146,11 @@ class TopologyConfigTest {
   @Test
   void aGenerationRunsUnderItsOwnApplicationIdAndOutputTopics() {
     TopologyConfig config =
-        TopologyConfig.from(
-            ConfigValues.of(
-                Map.of(
-                    "kafka.bootstrap.servers", "k:9092",
-                    "topic.prefix", "prod.",
-                    "topology.generation", "g2")));
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers", "k:9092",
+                "topic.prefix", "prod.",
+                "topology.generation", "g2"));
 
     assertThat(config.applicationId()).isEqualTo("turnstile-topology.g2");
     assertThat(config.topic(TopicCatalogue.POST_MERGE)).isEqualTo("prod.g2.post-merge.v1");
@@ -176,9 +167,8 @@ class TopologyConfigTest {
     for (String bad : new String[] {"G2", "g.2", "default"}) {
       assertThatThrownBy(
               () ->
-                  TopologyConfig.from(
-                      ConfigValues.of(
-                          Map.of("kafka.bootstrap.servers", "k:9092", "topology.generation", bad))))
+                  TopologyConfig.of(
+                      Map.of("kafka.bootstrap.servers", "k:9092", "topology.generation", bad)))
           .isInstanceOf(InvalidConfigurationException.class)
           .hasMessageContaining("topology.generation");
     }

@@ -1,5 +1,10 @@
 package dev.turnstile.topology.adapter.streams;
 
+import static dev.turnstile.topology.config.TopologyConfigModel.DEDUP_RETENTION;
+import static dev.turnstile.topology.config.TopologyConfigModel.MAX_DUE_PER_PUNCTUATION;
+import static dev.turnstile.topology.config.TopologyConfigModel.PUNCTUATE_INTERVAL;
+import static dev.turnstile.topology.config.TopologyConfigModel.SESSION_MAX_STATE_BYTES;
+
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.config.MergeSettings;
@@ -74,22 +79,22 @@ public final class TurnstileTopology {
       Builder builder, TopologyConfig config, boolean mergeSessions) {
     builder.source(Names.DEVICE_EVENTS_SOURCE, TopicCatalogue.DEVICE_EVENTS_RAW);
     Duration recordRetention =
-        DeviceSessionProcessor.recordRetention(config.sessionPolicy(), config.dedupRetention());
+        DeviceSessionProcessor.recordRetention(config.sessionPolicy(), config.get(DEDUP_RETENTION));
     builder.stage(
         Names.DEVICE_EVENT_DEDUP,
         () ->
             new DeviceEventDedupProcessor(
-                config.dedupRetention(), recordRetention, config.maxDeviceStateBytes()),
+                config.get(DEDUP_RETENTION), recordRetention, config.get(SESSION_MAX_STATE_BYTES)),
         Names.DEVICE_EVENTS_SOURCE);
     builder.stage(
         Names.DEVICE_SESSION,
         DeviceSessionProcessor.supplier(
             config.sessionPolicy(),
-            config.dedupRetention(),
-            config.punctuateInterval(),
-            config.maxDuePerPunctuation(),
+            config.get(DEDUP_RETENTION),
+            config.get(PUNCTUATE_INTERVAL),
+            config.get(MAX_DUE_PER_PUNCTUATION),
             mergeSessions,
-            config.maxDeviceStateBytes()),
+            config.get(SESSION_MAX_STATE_BYTES)),
         Names.DEVICE_EVENT_DEDUP);
     // The dedup stage reads what device-session writes: it finds copies through the same state.
     builder.topology.connectProcessorAndStateStores(
@@ -111,7 +116,7 @@ public final class TurnstileTopology {
         EventDedupProcessor.supplier(
             Names.SERVICEBUS_MESSAGE_DEDUP,
             Names.SERVICEBUS_MESSAGE_DEDUP_STORE,
-            config.dedupRetention(),
+            config.get(DEDUP_RETENTION),
             Names.SERVICEBUS_MERGE_INPUT,
             new ServiceBusMessageReader()),
         Names.SERVICEBUS_MESSAGES_SOURCE);
@@ -154,7 +159,7 @@ public final class TurnstileTopology {
    */
   static Duration postMergeRetention(TopologyConfig config) {
     Duration half = config.merge().retention().dividedBy(2);
-    return config.dedupRetention().compareTo(half) < 0 ? config.dedupRetention() : half;
+    return config.get(DEDUP_RETENTION).compareTo(half) < 0 ? config.get(DEDUP_RETENTION) : half;
   }
 
   /** Adds sources, sinks and stages under the deployment's topic names. */

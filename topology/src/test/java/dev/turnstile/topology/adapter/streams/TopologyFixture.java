@@ -12,7 +12,6 @@ import dev.turnstile.schemas.ServiceBusHeaders;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.ConfigValues;
 import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,7 +66,7 @@ final class TopologyFixture implements AutoCloseable {
     values.put("topology.session.max-duration-ms", Long.toString(MAX_DURATION.toMillis()));
     values.put("topology.punctuate-interval-ms", "1000");
     values.putAll(overrides);
-    TopologyConfig config = TopologyConfig.from(ConfigValues.of(values));
+    TopologyConfig config = TopologyConfig.of(values);
     driver =
         new TopologyTestDriver(
             TurnstileTopology.build(config), TopologyApplication.streamsProperties(config), START);
