@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The bridge's whole configuration, typed and validated; built by {@link BridgeConfigLoader}. Every
@@ -90,7 +91,8 @@ public final class BridgeConfig {
    * certificateFile}, {@code keyFile}) and {@code keystoreFile} is set while enabled; all are
    * {@code null} while not.
    *
-   * @param keystorePassword {@code ""} when none is given; masked in {@link #toString()}
+   * @param keystorePassword {@code ""} when none is given; a {@link Password}, as the model types a
+   *     secret, so {@link #toString()} hides it
    * @param protocols e.g. {@code [TLSv1.2, TLSv1.3]}
    */
   public record HttpTls(
@@ -98,13 +100,13 @@ public final class BridgeConfig {
       Path certificateFile,
       Path keyFile,
       Path keystoreFile,
-      String keystorePassword,
+      Password keystorePassword,
       List<String> protocols,
       Duration reloadInterval) {
 
     /** TLS off. */
     public static final HttpTls OFF =
-        new HttpTls(false, null, null, null, "", List.of(), Duration.ofSeconds(10));
+        new HttpTls(false, null, null, null, new Password(""), List.of(), Duration.ofSeconds(10));
 
     public HttpTls {
       protocols = List.copyOf(protocols);
@@ -113,22 +115,6 @@ public final class BridgeConfig {
     /** Whether the key material is a PKCS#12 file (else the PEM pair). */
     public boolean pkcs12() {
       return keystoreFile != null;
-    }
-
-    @Override
-    public String toString() {
-      if (!enabled) {
-        return "HttpTls[enabled=false]";
-      }
-      return "HttpTls[enabled=true, "
-          + (pkcs12()
-              ? "keystoreFile=" + keystoreFile + ", keystorePassword=[hidden]"
-              : "certificateFile=" + certificateFile + ", keyFile=" + keyFile)
-          + ", protocols="
-          + protocols
-          + ", reloadInterval="
-          + reloadInterval
-          + "]";
     }
   }
 
@@ -177,7 +163,7 @@ public final class BridgeConfig {
         get(HTTP_TLS_CERTIFICATE_FILE).orElse(null),
         get(HTTP_TLS_KEY_FILE).orElse(null),
         get(HTTP_TLS_KEYSTORE_FILE).orElse(null),
-        get(HTTP_TLS_KEYSTORE_PASSWORD).orElse(""),
+        new Password(get(HTTP_TLS_KEYSTORE_PASSWORD).orElse("")),
         get(HTTP_TLS_PROTOCOLS),
         get(HTTP_TLS_RELOAD_INTERVAL_MS));
   }

@@ -14,9 +14,6 @@ import java.util.Map;
  */
 public final class BridgeConfigLoader {
 
-  /** Prefix of the environment variables the bridge reads. */
-  public static final String ENV_PREFIX = ConfigModel.ENV_PREFIX;
-
   private BridgeConfigLoader() {}
 
   /** Loads from the file (may be {@code null}) and the process environment. */

@@ -38,29 +38,29 @@ public final class BridgeProducerConfig {
 
   private static List<Fixed> fixed() {
     String derived = "derived from " + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
+    String ours = "set by the bridge";
     return List.of(
         new Fixed(
             ACKS_CONFIG,
-            "fixed at all: a 2xx or a Service Bus complete means every in-sync replica has the"
-                + " record",
-            (config, ack) -> "all"),
+            "fixed at all: a 2xx or a Service Bus complete means every in-sync replica has the record",
+            (c, ack) -> "all"),
         new Fixed(
             ENABLE_IDEMPOTENCE_CONFIG,
             "fixed at true: a producer retry must not duplicate or reorder records",
-            (config, ack) -> true),
+            (c, ack) -> true),
         new Fixed(
             TRANSACTIONAL_ID_CONFIG,
             "the bridge's producer is idempotent, not transactional",
-            (config, ack) -> null),
-        new Fixed(DELIVERY_TIMEOUT_MS_CONFIG, derived, (config, ack) -> (int) ack.toMillis()),
+            (c, ack) -> null),
+        new Fixed(DELIVERY_TIMEOUT_MS_CONFIG, derived, (c, ack) -> (int) ack.toMillis()),
         // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
         new Fixed(
             REQUEST_TIMEOUT_MS_CONFIG,
             derived,
-            (config, ack) -> (int) Math.max(1, ack.toMillis() - linger(config) - 1)),
-        new Fixed(MAX_BLOCK_MS_CONFIG, derived, (config, ack) -> ack.toMillis()),
-        new Fixed(KEY_SERIALIZER_CLASS_CONFIG, "set by the bridge", (config, ack) -> null),
-        new Fixed(VALUE_SERIALIZER_CLASS_CONFIG, "set by the bridge", (config, ack) -> null));
+            (c, ack) -> (int) Math.max(1, ack.toMillis() - linger(c) - 1)),
+        new Fixed(MAX_BLOCK_MS_CONFIG, derived, (c, ack) -> ack.toMillis()),
+        new Fixed(KEY_SERIALIZER_CLASS_CONFIG, ours, (c, ack) -> null),
+        new Fixed(VALUE_SERIALIZER_CLASS_CONFIG, ours, (c, ack) -> null));
   }
 
   /** Every fixed producer key, with the reason it gives when set. */

@@ -7,18 +7,19 @@ import dev.turnstile.runtime.config.Settings;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
+import org.apache.kafka.common.config.types.Password;
 
 /**
  * The Service Bus source, present only when {@code bridge.servicebus.entities} is set: the keys
  * {@code bridge.servicebus.*}, each component the key of the same name in {@link
  * BridgeConfigModel}.
  *
- * @param connectionString {@code null} to use {@code DefaultAzureCredential} with {@code namespace}
- *     (secret: masked in {@link #toString()})
+ * @param connectionString {@code null} to use {@code DefaultAzureCredential} with {@code
+ *     namespace}; a {@link Password}, as the model types a secret, so {@link #toString()} hides it
  * @param namespace from the connection string's {@code Endpoint} host when not set
  */
 public record ServiceBusConfig(
-    String connectionString,
+    Password connectionString,
     String namespace,
     boolean localMode,
     Duration settleTimeout,
@@ -91,28 +92,11 @@ public record ServiceBusConfig(
                         e.get(ENTITY_SCHEMA).orElse(null)))
             .toList();
     return new ServiceBusConfig(
-        connectionString,
+        connectionString == null ? null : new Password(connectionString),
         namespace,
         s.get(SERVICEBUS_LOCAL_MODE),
         s.get(SERVICEBUS_SETTLE_TIMEOUT_MS),
         s.get(SERVICEBUS_RESUME_CHECK_INTERVAL_MS),
         entities);
-  }
-
-  @Override
-  public String toString() {
-    return "ServiceBusConfig[connectionString="
-        + (connectionString == null ? "none" : "[hidden]")
-        + ", namespace="
-        + namespace
-        + ", localMode="
-        + localMode
-        + ", settleTimeout="
-        + settleTimeout
-        + ", resumeCheckInterval="
-        + resumeCheckInterval
-        + ", entities="
-        + entities
-        + "]";
   }
 }

@@ -432,6 +432,17 @@ class BridgeConfigLoaderTest {
     assertThat(BridgeConfigModel.MODEL.isSecret("kafka.producer.ssl.keystore.password")).isTrue();
     assertThat(BridgeConfigModel.MODEL.isSecret("kafka.producer.key.serializer")).isFalse();
     assertThat(BridgeConfigModel.MODEL.isSecret("bridge.servicebus.entity.billing.key")).isFalse();
+    BridgeConfig.HttpTls tls =
+        BridgeConfigLoader.fromMap(
+                Map.of(
+                    "kafka.bootstrap.servers", "k:9092",
+                    "bridge.auth.enabled", "false",
+                    "bridge.http.tls.enabled", "true",
+                    "bridge.http.tls.keystore-file", "server.p12",
+                    "bridge.http.tls.keystore-password", "hunter2"))
+            .tls();
+    assertThat(tls.keystorePassword().value()).isEqualTo("hunter2");
+    assertThat(tls.toString()).contains("server.p12").doesNotContain("hunter2");
   }
 
   @Test

@@ -130,6 +130,9 @@ class ServiceBusConfigTest {
     assertThat(BridgeConfigLoader.fromMap(oneQueue()).toString())
         .doesNotContain("SharedAccessKey")
         .contains("bridge.servicebus.connection-string=[hidden]");
+    ServiceBusConfig serviceBus = BridgeConfigLoader.fromMap(oneQueue()).serviceBus();
+    assertThat(serviceBus.toString()).doesNotContain("SharedAccessKey").contains("[hidden]");
+    assertThat(serviceBus.connectionString().value()).isEqualTo(EMULATOR);
   }
 
   private static Map<String, String> base() {

@@ -53,10 +53,6 @@ public final class Settings {
     this.passThrough = passThrough;
   }
 
-  public ConfigModel model() {
-    return model;
-  }
-
   /** The key's value, or its default. */
   public <T> T get(Setting<T> key) {
     return key.typed(get(key.name()));

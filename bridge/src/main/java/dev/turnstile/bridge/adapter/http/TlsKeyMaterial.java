@@ -116,7 +116,7 @@ final class TlsKeyMaterial {
         tls.pkcs12()
             ? new PfxOptions()
                 .setValue(Buffer.buffer(content[0]))
-                .setPassword(tls.keystorePassword())
+                .setPassword(tls.keystorePassword().value())
             : new PemKeyCertOptions()
                 .setCertValue(Buffer.buffer(content[0]))
                 .setKeyValue(Buffer.buffer(content[1]));

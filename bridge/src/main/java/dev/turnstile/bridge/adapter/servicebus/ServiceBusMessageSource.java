@@ -121,7 +121,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
       ServiceBusConfig config, Function<String, String> environment) {
     Map<String, String> claims = new TreeMap<>();
     if (config.connectionString() != null) {
-      Matcher keyName = SAS_KEY_NAME.matcher(config.connectionString());
+      Matcher keyName = SAS_KEY_NAME.matcher(config.connectionString().value());
       if (keyName.find()) {
         claims.put("sasKeyName", keyName.group(1).trim());
       }
@@ -138,7 +138,7 @@ public final class ServiceBusMessageSource implements AutoCloseable {
   private static ServiceBusClientBuilder clientBuilder(ServiceBusConfig config) {
     ServiceBusClientBuilder builder = new ServiceBusClientBuilder();
     if (config.connectionString() != null) {
-      return builder.connectionString(config.connectionString());
+      return builder.connectionString(config.connectionString().value());
     }
     return builder.credential(config.namespace(), new DefaultAzureCredentialBuilder().build());
   }
