@@ -38,17 +38,13 @@ public final class ConfigDocs {
     lines.add("| prefix | passed to | refused: set by Turnstile |");
     lines.add("| --- | --- | --- |");
     for (PassThrough passThrough : model.passThroughs()) {
+      List<String> fixed =
+          new TreeSet<>(passThrough.fixed().keySet()).stream().map(k -> "`" + k + "`").toList();
       lines.add(
-          "| `"
-              + passThrough.prefix()
-              + "*` | "
-              + passThrough.description()
-              + " | "
-              + String.join(
-                  ", ",
-                  new TreeSet<>(passThrough.fixed().keySet())
-                      .stream().map(k -> "`" + k + "`").toList())
-              + " |");
+          row(
+              "`" + passThrough.prefix() + "*`",
+              passThrough.description(),
+              String.join(", ", fixed)));
     }
     return lines;
   }
@@ -62,21 +58,15 @@ public final class ConfigDocs {
     lines.add("| key | type | default | valid values | meaning |");
     lines.add("| --- | --- | --- | --- | --- |");
     for (ConfigDef.ConfigKey key : keys) {
+      String meaning = key.documentation.replace("|", "\\|").replace("\n", " ");
       lines.add(
-          "| `"
-              + prefix
-              + key.name
-              + "` | "
-              + type(key)
-              + " | "
-              + defaultValue(key)
-              + " | "
-              + valid(key)
-              + " | "
-              + key.documentation.replace("|", "\\|").replace("\n", " ")
-              + " |");
+          row("`" + prefix + key.name + "`", type(key), defaultValue(key), valid(key), meaning));
     }
     lines.add("");
+  }
+
+  private static String row(String... cells) {
+    return "| " + String.join(" | ", cells) + " |";
   }
 
   private static String type(ConfigDef.ConfigKey key) {

@@ -119,7 +119,9 @@ public final class ConfigModel {
           }
           String key = keyOf(name);
           if (key == null) {
-            problems.add(name + ": " + unknownEnvironment(name));
+            Set<String> known = new TreeSet<>();
+            allKeys().forEach(k -> known.add(envName(k)));
+            problems.add(name + ": sets no known key" + didYouMean(name, known, ""));
           } else {
             fromEnvironment.put(key, value);
           }
@@ -164,7 +166,7 @@ public final class ConfigModel {
       } else if (passThrough != null) {
         checkPassThrough(passThrough, name, value, problems);
       } else {
-        problems.add(name + ": " + unknown(name, allKeys()));
+        problems.add(name + ": unknown key" + didYouMean(name, allKeys(), ""));
       }
     }
     for (Template template : templates) {
@@ -215,6 +217,12 @@ public final class ConfigModel {
       }
       return key.defaultValue;
     }
+    return parsed(key, fullName, text, problems);
+  }
+
+  /** {@code text} typed and checked by {@code key}'s definition, or {@link #FAILED}. */
+  private static Object parsed(
+      ConfigDef.ConfigKey key, String fullName, String text, List<String> problems) {
     try {
       Object parsed = ConfigDef.parseType(fullName, text.trim(), key.type);
       if (key.validator != null) {
@@ -281,7 +289,7 @@ public final class ConfigModel {
     if (key == null) {
       Set<String> candidates = new TreeSet<>();
       template.keys().names().forEach(k -> candidates.add(template.prefix() + instance + "." + k));
-      problems.add(name + ": " + unknown(name, candidates));
+      problems.add(name + ": unknown key" + didYouMean(name, candidates, ""));
       return;
     }
     if (!listed.contains(instance)) {
@@ -307,41 +315,26 @@ public final class ConfigModel {
       return;
     }
     ConfigDef.ConfigKey key = passThrough.resolve(clientKey);
-    if (key == null) {
-      problems.add(
-          name + ": not a setting of " + passThrough.description() + suggestion(name, passThrough));
+    if (key != null) {
+      parsed(key, name, value, problems);
       return;
     }
-    try {
-      Object parsed = ConfigDef.parseType(name, value.trim(), key.type);
-      if (key.validator != null) {
-        key.validator.ensureValid(name, parsed);
-      }
-    } catch (ConfigException e) {
-      problems.add(name + ": " + invalid(key, value, e));
-    }
-  }
-
-  /** The nearest key the client knows or the model declares under the prefix. */
-  private String suggestion(String name, PassThrough passThrough) {
+    // The nearest key the client knows or the model declares under the prefix.
     Set<String> known = passThrough.known();
     keys.names().stream()
         .filter(k -> k.startsWith(passThrough.prefix()))
         .forEach(k -> known.add(k.substring(passThrough.prefix().length())));
-    String best = nearest(name.substring(passThrough.prefix().length()), known);
-    return best == null ? "" : "; did you mean " + passThrough.prefix() + best + "?";
+    problems.add(
+        name
+            + ": not a setting of "
+            + passThrough.description()
+            + didYouMean(clientKey, known, passThrough.prefix()));
   }
 
-  private String unknown(String name, Set<String> candidates) {
+  /** {@code "; did you mean <prefix><nearest>?"}, or {@code ""} when no candidate is near. */
+  private static String didYouMean(String name, Set<String> candidates, String prefix) {
     String best = nearest(name, candidates);
-    return "unknown key" + (best == null ? "" : "; did you mean " + best + "?");
-  }
-
-  private String unknownEnvironment(String variable) {
-    Set<String> candidates = new TreeSet<>();
-    allKeys().forEach(k -> candidates.add(envName(k)));
-    String best = nearest(variable, candidates);
-    return "sets no known key" + (best == null ? "" : "; did you mean " + best + "?");
+    return best == null ? "" : "; did you mean " + prefix + best + "?";
   }
 
   /** The closest candidate by edit distance, if it is close enough to be a plausible typo. */

@@ -46,12 +46,8 @@ public final class GeneratedBlock {
     int end = lines.indexOf(end(name));
     if (start < 0 || end < start) {
       throw new IllegalStateException(
-          page.getFileName()
-              + " has no block between '"
-              + start(name)
-              + "' and '"
-              + end(name)
-              + "'");
+          "%s has no block between '%s' and '%s'"
+              .formatted(page.getFileName(), start(name), end(name)));
     }
     return new int[] {start, end};
   }

@@ -13,6 +13,7 @@ import static org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENC
 import static org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG;
 import static org.apache.kafka.streams.StreamsConfig.*;
 
+import dev.turnstile.runtime.config.Setting;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,60 +68,58 @@ public final class StreamsProperties {
   private static List<Fixed> fixed() {
     String noSenderStopsAThread =
         "fixed: nothing a sender controls may stop a stream thread (rejected-events.v1 instead)";
-    List<Fixed> fixed = new ArrayList<>();
-    fixed.add(
-        new Fixed(
-            PROCESSING_GUARANTEE_CONFIG, "fixed at exactly_once_v2", (c, p) -> EXACTLY_ONCE_V2));
-    fixed.add(
-        new Fixed(
-            APPLICATION_ID_CONFIG,
-            "set " + APPLICATION_ID + " (and " + GENERATION + ")",
-            (c, p) -> c.applicationId()));
-    Map.of(
-            BOOTSTRAP_SERVERS_CONFIG,
-            BOOTSTRAP_SERVERS,
-            STATE_DIR_CONFIG,
-            STATE_DIR,
-            NUM_STREAM_THREADS_CONFIG,
-            NUM_STREAM_THREADS,
-            NUM_STANDBY_REPLICAS_CONFIG,
-            NUM_STANDBY_REPLICAS)
-        .forEach(
-            (key, setting) ->
-                fixed.add(
-                    new Fixed(key, "set " + setting, (c, p) -> String.valueOf(c.get(setting)))));
-    fixed.add(
-        new Fixed(APPLICATION_SERVER_CONFIG, "set " + QUERY_ADVERTISED_SERVER, (c, p) -> null));
-    fixed.add(
-        new Fixed(
-            GROUP_PROTOCOL_CONFIG,
-            "fixed at classic: the streams protocol lacks warm-ups and the HA assignor",
-            (c, p) -> "classic"));
-    fixed.add(
-        new Fixed(
-            ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG,
-            "fixed at true: generated names would move state between releases",
-            (c, p) -> true));
-    fixed.add(
-        new Fixed(
-            ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
-            "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*",
-            (c, p) -> p.rocksDbConfigSetter()));
-    for (String handler :
-        List.of(
-            PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
-            PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
-            DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG)) {
-      fixed.add(new Fixed(handler, noSenderStopsAThread, (c, p) -> p.exceptionHandler()));
-    }
-    fixed.add(
-        new Fixed(
-            DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG,
-            noSenderStopsAThread,
-            (c, p) -> p.timestampExtractor()));
+    String explicitNames = "fixed at true: generated names would move state between releases";
+    List<Fixed> fixed =
+        new ArrayList<>(
+            List.of(
+                at(PROCESSING_GUARANTEE_CONFIG, EXACTLY_ONCE_V2, "fixed at exactly_once_v2"),
+                new Fixed(
+                    APPLICATION_ID_CONFIG,
+                    "set " + APPLICATION_ID + " (and " + GENERATION + ")",
+                    (c, p) -> c.applicationId()),
+                from(BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP_SERVERS),
+                from(STATE_DIR_CONFIG, STATE_DIR),
+                from(NUM_STREAM_THREADS_CONFIG, NUM_STREAM_THREADS),
+                from(NUM_STANDBY_REPLICAS_CONFIG, NUM_STANDBY_REPLICAS),
+                at(APPLICATION_SERVER_CONFIG, null, "set " + QUERY_ADVERTISED_SERVER),
+                at(
+                    GROUP_PROTOCOL_CONFIG,
+                    "classic",
+                    "fixed at classic: the streams protocol lacks warm-ups and the HA assignor"),
+                at(ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true, explicitNames),
+                new Fixed(
+                    ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
+                    "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*",
+                    (c, p) -> p.rocksDbConfigSetter()),
+                new Fixed(
+                    PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+                    noSenderStopsAThread,
+                    (c, p) -> p.exceptionHandler()),
+                new Fixed(
+                    PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                    noSenderStopsAThread,
+                    (c, p) -> p.exceptionHandler()),
+                new Fixed(
+                    DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+                    noSenderStopsAThread,
+                    (c, p) -> p.exceptionHandler()),
+                new Fixed(
+                    DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG,
+                    noSenderStopsAThread,
+                    (c, p) -> p.timestampExtractor())));
     fixed.addAll(clientKeys(""));
     NESTED_CLIENTS.forEach(nested -> fixed.addAll(clientKeys(nested)));
     return fixed;
+  }
+
+  /** Fixed at {@code value}; {@code null}: set by Kafka Streams or as the process starts. */
+  private static Fixed at(String key, Object value, String reason) {
+    return new Fixed(key, reason, (c, p) -> value);
+  }
+
+  /** The value of a setting, under Kafka Streams' name. */
+  private static Fixed from(String key, Setting<?> setting) {
+    return new Fixed(key, "set " + setting, (c, p) -> String.valueOf(c.get(setting)));
   }
 
   /**
@@ -140,7 +139,7 @@ public final class StreamsProperties {
       reasons.put(TRANSACTIONAL_ID_CONFIG, "set by Kafka Streams from " + APPLICATION_ID);
     }
     List<Fixed> fixed = new ArrayList<>();
-    reasons.forEach((key, reason) -> fixed.add(new Fixed(nested + key, reason, (c, p) -> null)));
+    reasons.forEach((key, reason) -> fixed.add(at(nested + key, null, reason)));
     return fixed;
   }
 

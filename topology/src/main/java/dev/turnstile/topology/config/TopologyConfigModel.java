@@ -337,16 +337,12 @@ public final class TopologyConfigModel {
   private static void mergeStateFitsAChangelogRecord(Settings s, List<String> problems) {
     int patches = s.get(MERGE_MAX_PATCHES);
     int bytes = s.get(MERGE_MAX_DOCUMENT_BYTES);
-    if ((long) (patches + 1) * bytes > MergeSettings.MAX_STORED_STATE_BYTES) {
+    int most = MergeSettings.MAX_STORED_STATE_BYTES;
+    if ((long) (patches + 1) * bytes > most) {
       problems.add(
-          MERGE_MAX_PATCHES
-              + ": × topology.merge.max-document-bytes is too large: ("
-              + patches
-              + " + 1) × "
-              + bytes
-              + " bytes could exceed "
-              + MergeSettings.MAX_STORED_STATE_BYTES
-              + " bytes of stored state per merge key, more than a changelog record can hold");
+          ("%s: × %s is too large: (%d + 1) × %d bytes could exceed %d bytes of stored state per"
+                  + " merge key, more than a changelog record can hold")
+              .formatted(MERGE_MAX_PATCHES, MERGE_MAX_DOCUMENT_BYTES, patches, bytes, most));
     }
   }
 
