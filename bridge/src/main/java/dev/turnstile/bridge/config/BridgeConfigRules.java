@@ -6,6 +6,7 @@ import dev.turnstile.runtime.config.ConfigModel.Rule;
 import dev.turnstile.runtime.config.Settings;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 
 /**
@@ -126,19 +127,23 @@ final class BridgeConfigRules {
     }
   }
 
+  /** Each entity by the prefix of its keys, {@code bridge.servicebus.entity.<name>.}. */
+  private static void eachEntity(Settings s, BiConsumer<String, Settings.Instance> rule) {
+    s.instances(ENTITY).forEach((name, e) -> rule.accept(SERVICEBUS_ENTITY_PREFIX + name + ".", e));
+  }
+
   private static void entitiesNameOneSource(Settings s, List<String> problems) {
-    s.instances(ENTITY)
-        .forEach(
-            (name, entity) -> {
-              boolean queue = entity.get(ENTITY_QUEUE).isPresent();
-              boolean topic = entity.get(ENTITY_TOPIC).isPresent();
-              if (queue == topic || topic != entity.get(ENTITY_SUBSCRIPTION).isPresent()) {
-                String p = SERVICEBUS_ENTITY_PREFIX + name + ".";
-                problems.add(
-                    "%s%s: or %s%s with %s%s, is required (not both)"
-                        .formatted(p, ENTITY_QUEUE, p, ENTITY_TOPIC, p, ENTITY_SUBSCRIPTION));
-              }
-            });
+    eachEntity(
+        s,
+        (p, entity) -> {
+          boolean queue = entity.get(ENTITY_QUEUE).isPresent();
+          boolean topic = entity.get(ENTITY_TOPIC).isPresent();
+          if (queue == topic || topic != entity.get(ENTITY_SUBSCRIPTION).isPresent()) {
+            problems.add(
+                "%s%s: or %s%s with %s%s, is required (not both)"
+                    .formatted(p, ENTITY_QUEUE, p, ENTITY_TOPIC, p, ENTITY_SUBSCRIPTION));
+          }
+        });
   }
 
   /**
@@ -147,25 +152,22 @@ final class BridgeConfigRules {
    * is the number of sessions at once.
    */
   private static void aSessionIsTakenOneMessageAtATime(Settings s, List<String> problems) {
-    s.instances(ENTITY)
-        .forEach(
-            (name, entity) -> {
-              int calls = entity.get(ENTITY_MAX_CONCURRENT_CALLS);
-              if (entity.get(ENTITY_SESSIONS) && calls > 1) {
-                String p = SERVICEBUS_ENTITY_PREFIX + name + ".";
-                problems.add(
-                    ("%s%s: %d must be 1 with %s%s=true: a session's messages are taken in order,"
-                            + " one at a time; raise %s%s for more at once")
-                        .formatted(
-                            p,
-                            ENTITY_MAX_CONCURRENT_CALLS,
-                            calls,
-                            p,
-                            ENTITY_SESSIONS,
-                            p,
-                            ENTITY_MAX_CONCURRENT_SESSIONS));
-              }
-            });
+    eachEntity(
+        s,
+        (p, entity) -> {
+          int calls = entity.get(ENTITY_MAX_CONCURRENT_CALLS);
+          if (entity.get(ENTITY_SESSIONS) && calls > 1) {
+            problems.add(
+                ("%1$s%2$s: %3$d must be 1 with %1$s%4$s=true: a session's messages are taken in"
+                        + " order, one at a time; raise %1$s%5$s for more at once")
+                    .formatted(
+                        p,
+                        ENTITY_MAX_CONCURRENT_CALLS,
+                        calls,
+                        ENTITY_SESSIONS,
+                        ENTITY_MAX_CONCURRENT_SESSIONS));
+          }
+        });
   }
 
   /**
@@ -175,23 +177,22 @@ final class BridgeConfigRules {
    */
   private static void callbacksOutlastNeitherLockNorShutdown(Settings s, List<String> problems) {
     long settle = s.get(SERVICEBUS_SETTLE_TIMEOUT_MS).toMillis();
-    s.instances(ENTITY)
-        .forEach(
-            (name, entity) -> {
-              long renew = entity.get(ENTITY_MAX_AUTO_LOCK_RENEW_MS).toMillis();
-              if (settle >= renew) {
-                problems.add(
-                    ("%s: %d must be below %s%s.%s (%d): the lock is renewed only while the"
-                            + " callback waits for Kafka")
-                        .formatted(
-                            SERVICEBUS_SETTLE_TIMEOUT_MS,
-                            settle,
-                            SERVICEBUS_ENTITY_PREFIX,
-                            name,
-                            ENTITY_MAX_AUTO_LOCK_RENEW_MS,
-                            renew));
-              }
-            });
+    eachEntity(
+        s,
+        (p, entity) -> {
+          long renew = entity.get(ENTITY_MAX_AUTO_LOCK_RENEW_MS).toMillis();
+          if (settle >= renew) {
+            problems.add(
+                ("%s: %d must be below %s%s (%d): the lock is renewed only while the callback"
+                        + " waits for Kafka")
+                    .formatted(
+                        SERVICEBUS_SETTLE_TIMEOUT_MS,
+                        settle,
+                        p,
+                        ENTITY_MAX_AUTO_LOCK_RENEW_MS,
+                        renew));
+          }
+        });
     long shutdown = s.get(SHUTDOWN_TIMEOUT_MS).toMillis();
     if (!s.instances(ENTITY).isEmpty() && shutdown < settle) {
       problems.add(
