@@ -143,11 +143,23 @@ public final class ConfigModel {
         parsed.put(key.name, value);
       }
     }
+    // Each listed instance's keys, given or defaulted; any other key is refused below.
     Map<String, Map<String, Map<String, Object>>> instances = new LinkedHashMap<>();
     Map<Template, Set<String>> listed = new LinkedHashMap<>();
     for (Template template : templates) {
+      Map<String, Map<String, Object>> byName = new TreeMap<>();
       listed.put(template, names(template, (String) parsed.get(template.listKey()), problems));
-      instances.put(template.prefix(), new TreeMap<>());
+      for (String instance : listed.get(template)) {
+        Map<String, Object> values = byName.computeIfAbsent(instance, n -> new TreeMap<>());
+        for (ConfigDef.ConfigKey key : template.keys().configKeys().values()) {
+          String full = template.prefix() + instance + "." + key.name;
+          Object value = value(key, full, raw.get(full), problems);
+          if (value != FAILED) {
+            values.put(key.name, value);
+          }
+        }
+      }
+      instances.put(template.prefix(), byName);
     }
     Map<String, Map<String, String>> passed = new LinkedHashMap<>();
     passThroughs.forEach(p -> passed.put(p.prefix(), new TreeMap<>()));
@@ -162,26 +174,11 @@ public final class ConfigModel {
       }
       Template template = templateOf(name);
       if (template != null) {
-        instanceValue(template, listed.get(template), name, value, problems, instances);
+        checkInstanceKey(template, listed.get(template), name, problems);
       } else if (passThrough != null) {
         checkPassThrough(passThrough, name, value, problems);
       } else {
         problems.add(name + ": unknown key" + didYouMean(name, allKeys(), ""));
-      }
-    }
-    for (Template template : templates) {
-      for (String instance : listed.get(template)) {
-        Map<String, Object> values =
-            instances.get(template.prefix()).computeIfAbsent(instance, n -> new TreeMap<>());
-        for (ConfigDef.ConfigKey key : template.keys().configKeys().values()) {
-          String full = template.prefix() + instance + "." + key.name;
-          if (!values.containsKey(key.name) && !raw.containsKey(full)) {
-            Object value = value(key, full, null, problems);
-            if (value != FAILED) {
-              values.put(key.name, value);
-            }
-          }
-        }
       }
     }
     Settings settings = new Settings(this, parsed, raw.keySet(), instances, passed);
@@ -274,35 +271,19 @@ public final class ConfigModel {
     return names;
   }
 
-  private void instanceValue(
-      Template template,
-      Set<String> listed,
-      String name,
-      String value,
-      List<String> problems,
-      Map<String, Map<String, Map<String, Object>>> instances) {
+  /** A key under a template's prefix that is no key of a listed instance. */
+  private void checkInstanceKey(
+      Template template, Set<String> listed, String name, List<String> problems) {
     String rest = name.substring(template.prefix().length());
     int dot = rest.indexOf('.');
     String instance = dot < 0 ? rest : rest.substring(0, dot);
-    String keyName = dot < 0 ? "" : rest.substring(dot + 1);
-    ConfigDef.ConfigKey key = template.keys().configKeys().get(keyName);
-    if (key == null) {
+    if (!template.keys().names().contains(dot < 0 ? "" : rest.substring(dot + 1))) {
       Set<String> candidates = new TreeSet<>();
       template.keys().names().forEach(k -> candidates.add(template.prefix() + instance + "." + k));
       problems.add(name + ": unknown key" + didYouMean(name, candidates, ""));
-      return;
-    }
-    if (!listed.contains(instance)) {
+    } else if (!listed.contains(instance)) {
       problems.add(
           name + ": '" + instance + "' is not listed in " + template.listKey() + " " + listed);
-      return;
-    }
-    Object typed = value(key, name, value, problems);
-    if (typed != FAILED) {
-      instances
-          .get(template.prefix())
-          .computeIfAbsent(instance, n -> new TreeMap<>())
-          .put(keyName, typed);
     }
   }
 
