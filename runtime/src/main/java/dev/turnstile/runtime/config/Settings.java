@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.config.types.Password;
 
 /**
@@ -108,13 +107,9 @@ public final class Settings {
     }
   }
 
+  /** {@code <program> {key=value, ...}}, sorted by key, secrets hidden ({@link #describe}). */
   @Override
   public String toString() {
-    return model.program()
-        + " "
-        + new LinkedHashMap<>(describe())
-            .entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining(", ", "{", "}"));
+    return model.program() + " " + describe();
   }
 }
