@@ -23,13 +23,13 @@ import org.apache.kafka.streams.processor.api.Record;
  * DUPLICATE_CONFLICT} with both fingerprints. This stage writes nothing: {@code device-session}
  * remembers the event in the same write that applies it.
  */
-final class DeviceEventDedupProcessor implements Processor<String, byte[], String, Object> {
+final class DeviceEventDedupProcessor implements Processor<String, byte[], Void, Void> {
 
   private final Duration dedupRetention;
   private final Duration recordRetention;
   private final int maxRecordBytes;
   private final DeviceEventReader reader = new DeviceEventReader();
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
   private DeviceState state;
   private DuplicateSensors sensors;
 
@@ -40,7 +40,7 @@ final class DeviceEventDedupProcessor implements Processor<String, byte[], Strin
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.state = DeviceState.of(context, recordRetention, dedupRetention, maxRecordBytes);
     this.sensors = new DuplicateSensors(context, Names.DEVICE_EVENT_DEDUP);
@@ -86,7 +86,7 @@ final class DeviceEventDedupProcessor implements Processor<String, byte[], Strin
       reject(record, e.reason, e.getMessage());
       return;
     }
-    context.forward(record.withValue(read), Names.DEVICE_SESSION);
+    Outputs.FIRST_DEVICE_EVENTS.forward(context, record.withValue(read));
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {

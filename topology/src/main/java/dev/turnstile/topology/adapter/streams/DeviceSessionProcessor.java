@@ -61,9 +61,13 @@ import org.slf4j.LoggerFactory;
  * Opened}, {@code Closed}, {@code Superseded}, {@code Expired}).
  */
 final class DeviceSessionProcessor
-    implements Processor<String, DeviceEventReader.Read, String, Object> {
+    implements Processor<String, DeviceEventReader.Read, Void, Void> {
 
   private static final Logger LOG = LoggerFactory.getLogger(DeviceSessionProcessor.class);
+
+  /** The serde of {@code device-sessions.v1} values. */
+  static final JsonSerde<DeviceSessionEvent> EVENT_SERDE =
+      new JsonSerde<>(DeviceSessionEvent.class);
 
   private final SessionPolicy policy;
   private final Duration dedupRetention;
@@ -71,13 +75,11 @@ final class DeviceSessionProcessor
   private final int maxDuePerPunctuation;
   private final boolean mergeClosedSessions;
   private final int maxStateBytes;
-  private final JsonSerde<DeviceSessionEvent> eventSerde =
-      new JsonSerde<>(DeviceSessionEvent.class);
   private final DeadlineIndex<Bytes> deadlines = new DeadlineIndex<>();
   private final Map<String, Integer> heldPerDevice = new HashMap<>();
   private final Map<DeviceSessionEventType, Sensor> outcomes =
       new EnumMap<>(DeviceSessionEventType.class);
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
   private DeviceState state;
   private long lastProcessedWallClock;
 
@@ -103,7 +105,7 @@ final class DeviceSessionProcessor
    * @param maxStateBytes bound on one slot's stored record; an event that would grow it past the
    *     bound is rejected ({@code DEVICE_STATE_FULL}), so the changelog record stays writable
    */
-  static ProcessorSupplier<String, DeviceEventReader.Read, String, Object> supplier(
+  static ProcessorSupplier<String, DeviceEventReader.Read, Void, Void> supplier(
       SessionPolicy policy,
       Duration dedupRetention,
       Duration punctuateInterval,
@@ -114,7 +116,7 @@ final class DeviceSessionProcessor
         Set.of(DeviceState.storeBuilders(recordRetention(policy, dedupRetention), dedupRetention));
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, DeviceEventReader.Read, String, Object> get() {
+      public Processor<String, DeviceEventReader.Read, Void, Void> get() {
         return new DeviceSessionProcessor(
             policy,
             dedupRetention,
@@ -147,7 +149,7 @@ final class DeviceSessionProcessor
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.state =
         DeviceState.of(
@@ -340,10 +342,10 @@ final class DeviceSessionProcessor
     for (DeviceSessionEvent event : outcome.sessionEvents()) {
       outcomes.get(event.type()).record();
       String type = event.type().name().toLowerCase(Locale.ROOT);
-      Record<String, byte[]> out =
+      Record<String, DeviceSessionEvent> out =
           new Record<>(
               deviceId,
-              eventSerde.write(event),
+              event,
               timestamp,
               OutputHeaders.cloudEvent(
                   TopicCatalogue.DEVICE_SESSIONS,
@@ -351,9 +353,9 @@ final class DeviceSessionProcessor
                   "dev.turnstile.device-session." + type + ".v1",
                   deviceId,
                   Instant.ofEpochMilli(timestamp)));
-      context.forward(out, Names.DEVICE_SESSIONS_SINK);
+      Outputs.DEVICE_SESSIONS.forward(context, out);
       if (mergeClosedSessions && SessionMergeInputProcessor.isMergeable(event)) {
-        context.forward(out.withValue(event), Names.SESSION_MERGE_INPUT);
+        Outputs.CLOSED_SESSIONS.forward(context, out);
       }
     }
     for (Rejection rejection : outcome.rejections()) {

@@ -28,7 +28,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *
  * @param <V> what the reader makes of a value
  */
-final class EventDedupProcessor<V> implements Processor<String, byte[], String, Object> {
+final class EventDedupProcessor<V> implements Processor<String, byte[], Void, Void> {
 
   /** How a dedup stage reads a value and what of it counts as its content. */
   interface Reader<V> {
@@ -67,14 +67,18 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
   private final String processorName;
   private final String storeName;
   private final Duration retention;
-  private final String next;
+  private final Output<V> next;
   private final Reader<V> reader;
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
   private TimedStore<FirstSeen> seen;
   private DuplicateSensors sensors;
 
   private EventDedupProcessor(
-      String processorName, String storeName, Duration retention, String next, Reader<V> reader) {
+      String processorName,
+      String storeName,
+      Duration retention,
+      Output<V> next,
+      Reader<V> reader) {
     this.processorName = processorName;
     this.storeName = storeName;
     this.retention = retention;
@@ -88,12 +92,16 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
    * @param retention how long an identity is remembered (stream time)
    * @param next the child that receives first occurrences, as the reader made them
    */
-  static <V> ProcessorSupplier<String, byte[], String, Object> supplier(
-      String processorName, String storeName, Duration retention, String next, Reader<V> reader) {
+  static <V> ProcessorSupplier<String, byte[], Void, Void> supplier(
+      String processorName,
+      String storeName,
+      Duration retention,
+      Output<V> next,
+      Reader<V> reader) {
     StoreBuilder<?> store = TimedStore.storeBuilder(storeName, retention, true);
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, Object> get() {
+      public Processor<String, byte[], Void, Void> get() {
         return new EventDedupProcessor<>(processorName, storeName, retention, next, reader);
       }
 
@@ -105,7 +113,7 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.seen =
         new TimedStore<>(
@@ -146,7 +154,7 @@ final class EventDedupProcessor<V> implements Processor<String, byte[], String, 
         } catch (TimedStore.TooLargeException e) {
           throw new IllegalStateException("a first-seen entry has a fixed size", e);
         }
-        context.forward(record.withValue(value), next);
+        next.forward(context, record.withValue(value));
       }
       case DUPLICATE -> sensors.duplicate(source, id, remembered.get(), record.timestamp());
       case CONFLICT ->

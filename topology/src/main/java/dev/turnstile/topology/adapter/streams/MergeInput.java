@@ -9,4 +9,6 @@ import dev.turnstile.topology.domain.merge.Patch;
  * @param mergeKey the record key, repeated so the record reads on its own
  * @param patch the RFC 7396 patch with its source, event id and version
  */
-record MergeInput(String mergeKey, Patch patch) {}
+record MergeInput(String mergeKey, Patch patch) {
+  static final JsonSerde<MergeInput> SERDE = new JsonSerde<>(MergeInput.class);
+}

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * DOCUMENT_TOO_LARGE}), an unreadable input or one whose key is not its merge key ({@code
  * NOT_MERGEABLE}).
  */
-final class MergeProcessor implements Processor<String, byte[], String, Object> {
+final class MergeProcessor implements Processor<String, byte[], Void, Void> {
 
   private static final Logger LOG = LoggerFactory.getLogger(MergeProcessor.class);
   static final String RESULT_TYPE = "dev.turnstile.merge-result.v1";
@@ -47,7 +47,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   private final int maxStateBytes;
   private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
   private final Duration retention;
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
   private TimedStore<StoredMergeState> states;
 
   private MergeProcessor(
@@ -63,13 +63,13 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
    *     patch that would pass it is rejected ({@code MERGE_STATE_FULL}), so the changelog record
    *     stays writable
    */
-  static ProcessorSupplier<String, byte[], String, Object> supplier(
+  static ProcessorSupplier<String, byte[], Void, Void> supplier(
       int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
     // Values are the state's JSON bytes: serialised once per patch, for the bound and the store.
     StoreBuilder<?> store = TimedStore.storeBuilder(Names.MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, Object> get() {
+      public Processor<String, byte[], Void, Void> get() {
         return new MergeProcessor(maxPatches, maxDocumentBytes, maxStateBytes, retention);
       }
 
@@ -81,7 +81,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.states =
         new TimedStore<>(
@@ -177,7 +177,8 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
                   result.mergeKey(), e.bytes, applied.state().patches().size(), maxStateBytes));
       return;
     }
-    context.forward(
+    Outputs.MERGE_RESULTS.forward(
+        context,
         new Record<>(
             result.mergeKey(),
             value,
@@ -187,8 +188,7 @@ final class MergeProcessor implements Processor<String, byte[], String, Object> 
                 result.mergeResultId(),
                 RESULT_TYPE,
                 result.mergeKey(),
-                Instant.ofEpochMilli(record.timestamp()))),
-        Names.MERGE_RESULTS_SINK);
+                Instant.ofEpochMilli(record.timestamp()))));
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {

@@ -49,9 +49,12 @@ import org.apache.kafka.streams.state.StoreBuilder;
  * INVALID_FIELD}, with the pointer) or fails on ({@code POST_MERGE_FAILED}): the step is a port,
  * and whatever it does with one result must not stop the topology.
  */
-final class PostMergeProcessor implements Processor<String, byte[], String, byte[]> {
+final class PostMergeProcessor implements Processor<String, byte[], Void, Void> {
 
   static final String OUTPUT_TYPE = "dev.turnstile.post-merge.v1";
+
+  /** The serde of {@code post-merge.v1} values. */
+  static final JsonSerde<JsonNode> OUTPUT_SERDE = new JsonSerde<>(JsonNode.class);
 
   /**
    * What was last published for a merge key.
@@ -94,8 +97,7 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
   private final PostMergeStep step;
   private final Duration retention;
   private final MergeResultReader reader = new MergeResultReader();
-  private final JsonSerde<JsonNode> outputSerde = new JsonSerde<>(JsonNode.class);
-  private ProcessorContext<String, byte[]> context;
+  private ProcessorContext<Void, Void> context;
   private TimedStore<Published> published;
   private DuplicateSensors sensors;
 
@@ -107,12 +109,12 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
   /**
    * @param retention how long a merge key's last publication is remembered (stream time)
    */
-  static ProcessorSupplier<String, byte[], String, byte[]> supplier(
+  static ProcessorSupplier<String, byte[], Void, Void> supplier(
       PostMergeStep step, Duration retention) {
     StoreBuilder<?> store = TimedStore.storeBuilder(Names.POST_MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], String, byte[]> get() {
+      public Processor<String, byte[], Void, Void> get() {
         return new PostMergeProcessor(step, retention);
       }
 
@@ -124,7 +126,7 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
   }
 
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.published =
         new TimedStore<>(
@@ -209,18 +211,18 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
     } catch (TimedStore.TooLargeException e) {
       throw new IllegalStateException("a publication entry has no size bound", e);
     }
-    context.forward(
+    Outputs.POST_MERGE.forward(
+        context,
         new Record<>(
             result.mergeKey(),
-            outputSerde.write(output),
+            output,
             record.timestamp(),
             OutputHeaders.cloudEvent(
                 TopicCatalogue.POST_MERGE,
                 result.mergeResultId(),
                 OUTPUT_TYPE,
                 result.mergeKey(),
-                Instant.ofEpochMilli(record.timestamp()))),
-        Names.POST_MERGE_SINK);
+                Instant.ofEpochMilli(record.timestamp()))));
   }
 
   /** SHA-256 of the output without its {@code mergeResultId}, which changes on every result. */
@@ -231,7 +233,7 @@ final class PostMergeProcessor implements Processor<String, byte[], String, byte
       copy.remove("mergeResultId");
       content = copy;
     }
-    return Sha256.digest(outputSerde.write(content));
+    return Sha256.digest(OUTPUT_SERDE.write(content));
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {

@@ -1,5 +1,6 @@
 package dev.turnstile.topology.adapter.streams;
 
+import dev.turnstile.schemas.RejectedEvent;
 import dev.turnstile.schemas.RejectionReason;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,17 +16,25 @@ import org.apache.kafka.streams.processor.api.Record;
  * Like every Streams metric it is a monitoring figure: after an exactly-once abort and retry a
  * rejection may be counted twice, never written twice.
  */
-final class RejectionCounter implements Processor<String, byte[], String, byte[]> {
+final class RejectionCounter implements Processor<String, RejectedEvent, Void, Void> {
 
   private final Map<String, Sensor> sensors = new HashMap<>();
-  private ProcessorContext<String, byte[]> context;
+  private final Output<RejectedEvent> sink;
+  private ProcessorContext<Void, Void> context;
+
+  /**
+   * @param stage the stage whose rejections this counts
+   */
+  RejectionCounter(String stage) {
+    this.sink = Outputs.rejectionsSink(stage);
+  }
 
   /**
    * Registers a series for every reason code at once, at 0: an alert on a rate of {@code
    * rejected-total} sees nothing at all for a code until its first rejection otherwise.
    */
   @Override
-  public void init(ProcessorContext<String, byte[]> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     for (RejectionReason reason : RejectionReason.values()) {
       sensor(reason.name());
@@ -33,9 +42,9 @@ final class RejectionCounter implements Processor<String, byte[], String, byte[]
   }
 
   @Override
-  public void process(Record<String, byte[]> record) {
-    sensor(reason(record)).record();
-    context.forward(record);
+  public void process(Record<String, RejectedEvent> record) {
+    sensor(record.value().reason().name()).record();
+    sink.forward(context, record);
   }
 
   private Sensor sensor(String reason) {
@@ -46,11 +55,5 @@ final class RejectionCounter implements Processor<String, byte[], String, byte[]
                 .metrics()
                 .addRateTotalSensor(
                     "turnstile-rejections", r, "rejected", Sensor.RecordingLevel.INFO));
-  }
-
-  /** From the header {@link Rejections} sets, so counting never parses a rejection's value. */
-  private static String reason(Record<String, byte[]> record) {
-    String reason = HeaderText.of(record.headers(), Rejections.REASON_HEADER);
-    return reason == null ? "UNKNOWN" : reason;
   }
 }

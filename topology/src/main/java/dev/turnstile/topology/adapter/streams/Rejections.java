@@ -9,6 +9,7 @@ import dev.turnstile.schemas.TopicCatalogue;
 import java.time.Instant;
 import java.util.Base64;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
@@ -45,7 +46,7 @@ final class Rejections {
    *     processor holds otherwise)
    */
   static void forwardInput(
-      ProcessorContext<String, ?> context,
+      ProcessorContext<Void, Void> context,
       Record<String, ?> input,
       byte[] original,
       Refusal refusal) {
@@ -86,7 +87,7 @@ final class Rejections {
    * not of the record being processed.
    */
   static void forwardHeld(
-      ProcessorContext<String, ?> context,
+      ProcessorContext<Void, Void> context,
       String key,
       String eventId,
       JsonNode event,
@@ -131,10 +132,14 @@ final class Rejections {
 
   /** To the stage's own rejections child: the refusing stage is the forwarding processor. */
   private static void forward(
-      ProcessorContext<String, ?> context, RejectedEvent rejected, String id, long timestamp) {
-    @SuppressWarnings("unchecked")
-    ProcessorContext<String, Object> out = (ProcessorContext<String, Object>) context;
-    out.forward(record(rejected, id, timestamp), Names.rejections(rejected.stage()));
+      ProcessorContext<Void, Void> context, RejectedEvent rejected, String id, long timestamp) {
+    Outputs.rejections(rejected.stage())
+        .forward(context, new Record<>(rejected.key(), rejected, timestamp, headers(rejected, id)));
+  }
+
+  /** The serializer of {@code rejected-events.v1} values. */
+  static Serializer<RejectedEvent> serializer() {
+    return SERDE.serializer();
   }
 
   /** The original value as JSON when it is JSON of bounded size, else null. */

@@ -37,18 +37,17 @@ import org.apache.kafka.streams.processor.api.Record;
  * a number ({@code NOT_MERGEABLE}), a body that sets a field the closed session owns ({@code
  * FIELD_OWNED_ELSEWHERE}), no merge key ({@code MISSING_MERGE_KEY}).
  */
-final class ServiceBusMergeInputProcessor implements Processor<String, byte[], String, Object> {
+final class ServiceBusMergeInputProcessor implements Processor<String, byte[], Void, Void> {
 
   private final MergeSettings settings;
-  private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
 
   ServiceBusMergeInputProcessor(MergeSettings settings) {
     this.settings = settings;
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
   }
 
@@ -98,9 +97,8 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], S
       return;
     }
     MergeInput input = new MergeInput(mergeKey.get(), Patch.of(version, body));
-    context.forward(
-        record.withKey(mergeKey.get()).withValue(inputSerde.write(input)),
-        Names.SERVICEBUS_MERGE_INPUTS_SINK);
+    Outputs.SERVICEBUS_MERGE_INPUTS.forward(
+        context, record.withKey(mergeKey.get()).withValue(input));
   }
 
   /** The body as a JSON object (strictly read), or null when it is none or not an object. */

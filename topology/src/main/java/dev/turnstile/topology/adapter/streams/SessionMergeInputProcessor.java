@@ -26,7 +26,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * else is ignored defensively.
  */
 final class SessionMergeInputProcessor
-    implements Processor<String, DeviceSessionEvent, String, Object> {
+    implements Processor<String, DeviceSessionEvent, Void, Void> {
 
   static final String SOURCE = "/turnstile/device-sessions";
 
@@ -38,11 +38,10 @@ final class SessionMergeInputProcessor
   static final Set<String> OWNED_FIELDS =
       Set.of("station", "startedAt", "endedAt", "durationMillis", "deviceSessionId", "session");
 
-  private final JsonSerde<MergeInput> inputSerde = new JsonSerde<>(MergeInput.class);
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<Void, Void> context;
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
   }
 
@@ -55,9 +54,8 @@ final class SessionMergeInputProcessor
     MergeVersion version =
         MergeVersion.eventTime(event.endedAt().toInstant(), SOURCE, event.sessionId());
     MergeInput input = new MergeInput(event.sessionRef(), Patch.of(version, body(event)));
-    context.forward(
-        record.withKey(event.sessionRef()).withValue(inputSerde.write(input)),
-        Names.SESSION_MERGE_INPUTS_SINK);
+    Outputs.SESSION_MERGE_INPUTS.forward(
+        context, record.withKey(event.sessionRef()).withValue(input));
   }
 
   /** What {@code device-session} sends here: closed, with a reference. */

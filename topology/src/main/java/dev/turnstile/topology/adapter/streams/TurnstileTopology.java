@@ -13,6 +13,7 @@ import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 
@@ -87,7 +88,7 @@ public final class TurnstileTopology {
                 config.get(DEDUP_RETENTION), recordRetention, config.get(SESSION_MAX_STATE_BYTES)),
         Names.DEVICE_EVENTS_SOURCE);
     builder.stage(
-        Names.DEVICE_SESSION,
+        Outputs.FIRST_DEVICE_EVENTS,
         DeviceSessionProcessor.supplier(
             config.sessionPolicy(),
             config.get(DEDUP_RETENTION),
@@ -99,12 +100,18 @@ public final class TurnstileTopology {
     // The dedup stage reads what device-session writes: it finds copies through the same state.
     builder.topology.connectProcessorAndStateStores(
         Names.DEVICE_EVENT_DEDUP, Names.DEVICE_STATE_STORE, Names.DEVICE_EVENT_INDEX);
-    builder.sink(Names.DEVICE_SESSIONS_SINK, TopicCatalogue.DEVICE_SESSIONS, Names.DEVICE_SESSION);
+    builder.sink(
+        Outputs.DEVICE_SESSIONS,
+        TopicCatalogue.DEVICE_SESSIONS,
+        DeviceSessionProcessor.EVENT_SERDE.serializer(),
+        Names.DEVICE_SESSION);
     if (mergeSessions) {
-      builder.topology.addProcessor(
-          Names.SESSION_MERGE_INPUT, SessionMergeInputProcessor::new, Names.DEVICE_SESSION);
+      builder.child(Outputs.CLOSED_SESSIONS, SessionMergeInputProcessor::new, Names.DEVICE_SESSION);
       builder.sink(
-          Names.SESSION_MERGE_INPUTS_SINK, TopicCatalogue.MERGE_INPUTS, Names.SESSION_MERGE_INPUT);
+          Outputs.SESSION_MERGE_INPUTS,
+          TopicCatalogue.MERGE_INPUTS,
+          MergeInput.SERDE.serializer(),
+          Names.SESSION_MERGE_INPUT);
     }
   }
 
@@ -117,16 +124,17 @@ public final class TurnstileTopology {
             Names.SERVICEBUS_MESSAGE_DEDUP,
             Names.SERVICEBUS_MESSAGE_DEDUP_STORE,
             config.get(DEDUP_RETENTION),
-            Names.SERVICEBUS_MERGE_INPUT,
+            Outputs.FIRST_SERVICEBUS_MESSAGES,
             new ServiceBusMessageReader()),
         Names.SERVICEBUS_MESSAGES_SOURCE);
     builder.stage(
-        Names.SERVICEBUS_MERGE_INPUT,
+        Outputs.FIRST_SERVICEBUS_MESSAGES,
         () -> new ServiceBusMergeInputProcessor(merge),
         Names.SERVICEBUS_MESSAGE_DEDUP);
     builder.sink(
-        Names.SERVICEBUS_MERGE_INPUTS_SINK,
+        Outputs.SERVICEBUS_MERGE_INPUTS,
         TopicCatalogue.MERGE_INPUTS,
+        MergeInput.SERDE.serializer(),
         Names.SERVICEBUS_MERGE_INPUT);
   }
 
@@ -140,7 +148,11 @@ public final class TurnstileTopology {
             MergeSettings.MAX_STORED_STATE_BYTES,
             merge.retention()),
         Names.MERGE_INPUTS_SOURCE);
-    builder.sink(Names.MERGE_RESULTS_SINK, TopicCatalogue.MERGE_RESULTS, Names.MERGE);
+    builder.sink(
+        Outputs.MERGE_RESULTS,
+        TopicCatalogue.MERGE_RESULTS,
+        Serdes.ByteArray().serializer(),
+        Names.MERGE);
   }
 
   private static void addPostMerge(Builder builder, TopologyConfig config, PostMergeStep step) {
@@ -149,7 +161,11 @@ public final class TurnstileTopology {
         Names.POST_MERGE,
         PostMergeProcessor.supplier(step, postMergeRetention(config)),
         Names.MERGE_RESULTS_SOURCE);
-    builder.sink(Names.POST_MERGE_SINK, TopicCatalogue.POST_MERGE, Names.POST_MERGE);
+    builder.sink(
+        Outputs.POST_MERGE,
+        TopicCatalogue.POST_MERGE,
+        PostMergeProcessor.OUTPUT_SERDE.serializer(),
+        Names.POST_MERGE);
   }
 
   /**
@@ -162,7 +178,10 @@ public final class TurnstileTopology {
     return config.get(DEDUP_RETENTION).compareTo(half) < 0 ? config.get(DEDUP_RETENTION) : half;
   }
 
-  /** Adds sources, sinks and stages under the deployment's topic names. */
+  /**
+   * Adds sources, sinks and stages under the deployment's topic names. A child is added from the
+   * {@link Output} its parent forwards through, so its type is checked here ({@link Output}).
+   */
   private static final class Builder {
     private final Topology topology;
     private final TopologyConfig config;
@@ -180,13 +199,14 @@ public final class TurnstileTopology {
           config.topic(topic));
     }
 
-    void sink(String name, Topic topic, String parent) {
+    <V> void sink(Output<V> output, Topic topic, Serializer<V> serializer, String parent) {
       topology.addSink(
-          name,
-          config.topic(topic),
-          Serdes.String().serializer(),
-          Serdes.ByteArray().serializer(),
-          parent);
+          output.child(), config.topic(topic), Serdes.String().serializer(), serializer, parent);
+    }
+
+    <V> void child(
+        Output<V> output, ProcessorSupplier<String, V, Void, Void> supplier, String parent) {
+      topology.addProcessor(output.child(), supplier, parent);
     }
 
     /**
@@ -194,11 +214,21 @@ public final class TurnstileTopology {
      * ({@link RejectionCounter}) and sink on {@code rejected-events.v1}; that is all a stage needs
      * to be wired for rejections.
      */
-    <KIn, VIn> void stage(
-        String name, ProcessorSupplier<KIn, VIn, String, ?> supplier, String parent) {
+    <VIn> void stage(
+        String name, ProcessorSupplier<String, VIn, Void, Void> supplier, String parent) {
       topology.addProcessor(name, supplier, parent);
-      topology.addProcessor(Names.rejections(name), RejectionCounter::new, name);
-      sink(Names.rejectionsSink(name), TopicCatalogue.REJECTED_EVENTS, Names.rejections(name));
+      child(Outputs.rejections(name), () -> new RejectionCounter(name), name);
+      sink(
+          Outputs.rejectionsSink(name),
+          TopicCatalogue.REJECTED_EVENTS,
+          Rejections.serializer(),
+          Names.rejections(name));
+    }
+
+    /** A stage that is the child its parent forwards {@code output} to. */
+    <V> void stage(
+        Output<V> output, ProcessorSupplier<String, V, Void, Void> supplier, String parent) {
+      stage(output.child(), supplier, parent);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.DeviceEventType;
+import dev.turnstile.schemas.DeviceSessionEvent;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.topology.domain.session.SessionPolicy;
 import java.io.IOException;
@@ -46,8 +47,8 @@ class DeviceSessionProcessorRestartTest {
   private static final Duration INTERVAL = Duration.ofSeconds(1);
 
   @TempDir Path dir;
-  private MockProcessorContext<String, Object> context;
-  private ProcessorSupplier<String, DeviceEventReader.Read, String, Object> supplier;
+  private MockProcessorContext<Void, Void> context;
+  private ProcessorSupplier<String, DeviceEventReader.Read, Void, Void> supplier;
   private final List<StateStore> stores = new ArrayList<>();
 
   @BeforeEach
@@ -79,7 +80,7 @@ class DeviceSessionProcessorRestartTest {
     startedProcessedThenTaskDown();
 
     long restart = T0 + MAX_DURATION.plusMinutes(5).toMillis();
-    Processor<String, DeviceEventReader.Read, String, Object> restored = start(restart);
+    Processor<String, DeviceEventReader.Read, Void, Void> restored = start(restart);
     punctuate(restart + INTERVAL.toMillis());
     assertThat(sessionEventTypes()).isEmpty();
 
@@ -108,7 +109,7 @@ class DeviceSessionProcessorRestartTest {
   void aStallInABacklogDoesNotExpireTheSessionWhoseFinishedIsQueued() {
     // Processing a backlog: the Started arrived at T0 and is processed 15 min later.
     long processing = T0 + MAX_DURATION.plusMinutes(5).toMillis();
-    Processor<String, DeviceEventReader.Read, String, Object> running = start(processing);
+    Processor<String, DeviceEventReader.Read, Void, Void> running = start(processing);
     context.setCurrentStreamTimeMs(T0);
     running.process(record(DeviceEventType.Started, "s", T0));
     context.resetForwards();
@@ -125,12 +126,12 @@ class DeviceSessionProcessorRestartTest {
 
   @Test
   void aCopyIsStillADuplicateAfterTheIndexIsLostWithItsTask() throws Exception {
-    Processor<String, byte[], String, Object> dedup = dedup();
+    Processor<String, byte[], Void, Void> dedup = dedup();
     start(T0);
     context.setCurrentStreamTimeMs(T0);
     dedup.process(raw("s", "R", T0));
     assertThat(forwardedTo(Names.DEVICE_SESSION)).hasSize(1);
-    Processor<String, DeviceEventReader.Read, String, Object> sessions = start(T0);
+    Processor<String, DeviceEventReader.Read, Void, Void> sessions = start(T0);
     sessions.process(firstForwardedRead());
     context.resetForwards();
 
@@ -138,7 +139,7 @@ class DeviceSessionProcessorRestartTest {
     // builds it again from device-state-store when device-session starts.
     replaceIndexWithAnEmptyOne();
     start(T0 + 1_000);
-    Processor<String, byte[], String, Object> restarted = dedup();
+    Processor<String, byte[], Void, Void> restarted = dedup();
     restarted.process(raw("s", "R", T0 + 1_000));
     restarted.process(raw("s", "OTHER", T0 + 2_000));
 
@@ -148,8 +149,8 @@ class DeviceSessionProcessorRestartTest {
         .hasSize(1);
   }
 
-  private Processor<String, byte[], String, Object> dedup() {
-    Processor<String, byte[], String, Object> dedup =
+  private Processor<String, byte[], Void, Void> dedup() {
+    Processor<String, byte[], Void, Void> dedup =
         new DeviceEventDedupProcessor(Duration.ofDays(1), Duration.ofDays(1), 1 << 20);
     dedup.init(context);
     return dedup;
@@ -232,16 +233,16 @@ class DeviceSessionProcessorRestartTest {
   }
 
   private void startedProcessedThenTaskDown() {
-    Processor<String, DeviceEventReader.Read, String, Object> first = start(T0);
+    Processor<String, DeviceEventReader.Read, Void, Void> first = start(T0);
     context.setCurrentStreamTimeMs(T0);
     first.process(record(DeviceEventType.Started, "s", T0));
     assertThat(sessionEventTypes()).containsExactly("Opened");
     context.resetForwards();
   }
 
-  private Processor<String, DeviceEventReader.Read, String, Object> start(long wallClock) {
+  private Processor<String, DeviceEventReader.Read, Void, Void> start(long wallClock) {
     context.setCurrentSystemTimeMs(wallClock);
-    Processor<String, DeviceEventReader.Read, String, Object> processor = supplier.get();
+    Processor<String, DeviceEventReader.Read, Void, Void> processor = supplier.get();
     processor.init(context);
     return processor;
   }
@@ -271,11 +272,8 @@ class DeviceSessionProcessorRestartTest {
     List<String> types = new ArrayList<>();
     for (var forward : context.forwarded()) {
       if (Names.DEVICE_SESSIONS_SINK.equals(forward.childName().orElse(""))) {
-        try {
-          types.add(Json.mapper().readTree((byte[]) forward.record().value()).get("type").asText());
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
+        Object value = forward.record().value();
+        types.add(((DeviceSessionEvent) value).type().name());
       }
     }
     return types;
