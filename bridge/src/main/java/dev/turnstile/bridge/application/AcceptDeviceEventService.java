@@ -9,6 +9,7 @@ import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.DeviceEvent;
 import dev.turnstile.schemas.OccurredAtWindow;
 import dev.turnstile.schemas.Violation;
+import io.cloudevents.CloudEvent;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
@@ -132,10 +133,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
     List<Timer.Sample> samples = writes.stream().map(w -> metrics.kafkaWriteStarted()).toList();
     List<CompletionStage<PublishedEvent>> acks =
-        publisher.publishAll(
-            topic,
-            deviceId,
-            writes.stream().map(w -> DeviceCloudEvents.of(w.event(), w.sender())).toList());
+        publisher.publishAll(topic, deviceId, cloudEvents(writes));
     AtomicReference<Throwable> notAcknowledged = new AtomicReference<>();
     CompletableFuture<?>[] answered = new CompletableFuture<?>[writes.size()];
     for (int i = 0; i < writes.size(); i++) {
@@ -202,6 +200,21 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
       writes.add(new Write(i, key, fingerprint, event, command.sender()));
     }
     return writes;
+  }
+
+  /** The batch's CloudEvents; what its events share (sender, device) is worked out once. */
+  private static List<CloudEvent> cloudEvents(List<Write> writes) {
+    List<CloudEvent> events = new ArrayList<>(writes.size());
+    DeviceCloudEvents.Sender by = null;
+    AuthContext sender = null;
+    for (Write write : writes) {
+      if (by == null || write.sender() != sender) {
+        sender = write.sender();
+        by = new DeviceCloudEvents.Sender(sender);
+      }
+      events.add(by.of(write.event()));
+    }
+    return events;
   }
 
   private Accepted acknowledged(Write write, PublishedEvent published) {
