@@ -6,6 +6,7 @@ import dev.turnstile.bridge.metrics.BridgeMetrics;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.local.ChargingSession;
 import dev.turnstile.local.EvChargingDataset;
+import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.OccurredAtWindow;
 import dev.turnstile.schemas.TopicCatalogue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -200,8 +201,8 @@ final class DeviceEventLoad {
             new AcceptDeviceEventCommand(
                 "station-" + send.station(),
                 ref + (send.started() ? "-s" : "-f"),
-                send.started() ? "Started" : "Finished",
-                t0.plus(Duration.ofMillis(send.occurredMillis())).toString(),
+                send.started() ? DeviceEventType.Started : DeviceEventType.Finished,
+                t0.plus(Duration.ofMillis(send.occurredMillis())),
                 ref,
                 null);
         window.acquire();

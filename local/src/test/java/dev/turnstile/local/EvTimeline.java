@@ -7,6 +7,7 @@ import dev.turnstile.bridge.application.AcceptDeviceEventService;
 import dev.turnstile.bridge.application.KeyRule;
 import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.metrics.BridgeMetrics;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.AcceptDeviceEventCommand;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
@@ -190,13 +191,12 @@ final class EvTimeline {
     DeviceEventRequest request =
         DeviceEventRequest.of(arrival.session()).get(arrival.what().equals("started") ? 0 : 1);
     JsonNode body = Json.mapper().valueToTree(readBody(request.body()));
-    return new AcceptDeviceEventCommand(
-        request.deviceId(),
-        body.path("eventId").asText(),
-        body.path("type").asText(),
-        body.path("occurredAt").asText(),
-        body.path("sessionRef").asText(),
-        body.path("attributes"));
+    AcceptDeviceEventUseCase.Read read =
+        AcceptDeviceEventCommand.read(request.deviceId(), body, null);
+    if (read.command() == null) {
+      throw new IllegalStateException("a generated event breaks a rule: " + read.violations());
+    }
+    return read.command();
   }
 
   private static JsonNode readBody(String body) {

@@ -7,17 +7,19 @@ import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.DeviceEvent;
-import dev.turnstile.schemas.DeviceEvent.AsSent;
-import dev.turnstile.schemas.DeviceEvent.Checked;
 import dev.turnstile.schemas.OccurredAtWindow;
+import dev.turnstile.schemas.Violation;
+import io.cloudevents.CloudEvent;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -26,10 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The use case's orchestration: builds a device's event by the domain's rules ({@link
- * DeviceEvent#create}), writes it as a CloudEvent keyed by {@code deviceId}, and remembers it once
- * acknowledged so that a device retrying after a lost response is answered without a second write.
- * A retry that races the first write is written again: the topology's dedup absorbs it.
+ * The use case's orchestration: trusts the command (typed and checked where it was built), refuses
+ * an {@code occurredAt} outside the plausible window at its clock, writes the event as a CloudEvent
+ * keyed by {@code deviceId}, and remembers it once acknowledged so that a device retrying after a
+ * lost response is answered without a second write. A retry that races the first write is written
+ * again: the topology's dedup absorbs it.
  */
 public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase {
 
@@ -130,10 +133,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     }
     List<Timer.Sample> samples = writes.stream().map(w -> metrics.kafkaWriteStarted()).toList();
     List<CompletionStage<PublishedEvent>> acks =
-        publisher.publishAll(
-            topic,
-            deviceId,
-            writes.stream().map(w -> DeviceCloudEvents.of(w.event(), w.sender())).toList());
+        publisher.publishAll(topic, deviceId, cloudEvents(writes));
     AtomicReference<Throwable> notAcknowledged = new AtomicReference<>();
     CompletableFuture<?>[] answered = new CompletableFuture<?>[writes.size()];
     for (int i = 0; i < writes.size(); i++) {
@@ -202,6 +202,21 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     return writes;
   }
 
+  /** The batch's CloudEvents; what its events share (sender, device) is worked out once. */
+  private static List<CloudEvent> cloudEvents(List<Write> writes) {
+    List<CloudEvent> events = new ArrayList<>(writes.size());
+    DeviceCloudEvents.Sender by = null;
+    AuthContext sender = null;
+    for (Write write : writes) {
+      if (by == null || write.sender() != sender) {
+        sender = write.sender();
+        by = new DeviceCloudEvents.Sender(sender);
+      }
+      events.add(by.of(write.event()));
+    }
+    return events;
+  }
+
   private Accepted acknowledged(Write write, PublishedEvent published) {
     if (recentlyAccepted != null) {
       recentlyAccepted.remember(write.key(), write.fingerprint());
@@ -243,23 +258,26 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     return new CompletionException(cause);
   }
 
-  /** The event by the domain's rules ({@link DeviceEvent#create}), or why not. */
+  /**
+   * The event to write: the command's fields, trusted, stamped with the bridge's clock; refused
+   * only when {@code occurredAt} is outside the plausible window at that clock, the one rule that
+   * needs it.
+   */
   private DeviceEvent validate(AcceptDeviceEventCommand command) {
-    Checked checked =
-        DeviceEvent.create(
-            new AsSent(
-                command.deviceId(),
-                command.eventId(),
-                command.type(),
-                command.occurredAt(),
-                command.sessionRef(),
-                command.attributes()),
-            clock.instant(),
-            window);
-    if (checked instanceof DeviceEvent.Invalid invalid) {
-      throw new InvalidDeviceEventException(invalid.violations());
+    Instant receivedAt = clock.instant();
+    Optional<String> implausible = window.problem(command.occurredAt(), receivedAt);
+    if (implausible.isPresent()) {
+      throw new InvalidDeviceEventException(
+          List.of(new Violation("/occurredAt", "range", implausible.get())));
     }
-    return ((DeviceEvent.Valid) checked).event();
+    return new DeviceEvent(
+        command.deviceId(),
+        command.eventId(),
+        command.type(),
+        command.occurredAt(),
+        command.sessionRef(),
+        command.attributes(),
+        receivedAt);
   }
 
   private record EventKey(String deviceId, String eventId) {}

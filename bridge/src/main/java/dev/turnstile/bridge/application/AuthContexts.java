@@ -16,12 +16,21 @@ final class AuthContexts {
 
   /** Sets {@code authtype}, and {@code authid} and {@code authclaims} when there are any. */
   static CloudEventBuilder record(CloudEventBuilder event, AuthContext sender) {
+    return record(event, sender, sender.claims().isEmpty() ? null : sender.claimsJson());
+  }
+
+  /**
+   * As {@link #record(CloudEventBuilder, AuthContext)}, with the claims already written as JSON.
+   *
+   * @param claimsJson {@code sender.claimsJson()}, or {@code null} when it has no claims
+   */
+  static CloudEventBuilder record(CloudEventBuilder event, AuthContext sender, String claimsJson) {
     event.withExtension(AuthContext.TYPE_ATTRIBUTE, sender.type());
     if (sender.id() != null) {
       event.withExtension(AuthContext.ID_ATTRIBUTE, sender.id());
     }
-    if (!sender.claims().isEmpty()) {
-      event.withExtension(AuthContext.CLAIMS_ATTRIBUTE, sender.claimsJson());
+    if (claimsJson != null) {
+      event.withExtension(AuthContext.CLAIMS_ATTRIBUTE, claimsJson);
     }
     return event;
   }

@@ -10,8 +10,10 @@ import java.util.List;
 
 /**
  * SHA-256 of an event's content in a canonical form: object members sorted by name, no whitespace,
- * values as sent. Two requests that differ only in member order or spacing have the same
- * fingerprint; any other difference (a value, a number's digits) changes it.
+ * attribute values as sent, {@code occurredAt} as the date, time and offset it names (what is
+ * written to Kafka). Two requests that differ only in member order, spacing or the spelling of the
+ * same time ({@code 15:40:26Z}, {@code 15:40:26.000z}) have the same fingerprint; any other
+ * difference (a value, a number's digits, the offset) changes it.
  */
 final class ContentFingerprint {
 
@@ -20,7 +22,7 @@ final class ContentFingerprint {
   static String of(AcceptDeviceEventCommand command) {
     StringBuilder canonical = new StringBuilder();
     canonical.append(command.type()).append('\n');
-    canonical.append(command.occurredAt()).append('\n');
+    canonical.append(command.occurredAt().toString()).append('\n');
     canonical.append(command.sessionRef()).append('\n');
     append(command.attributes(), canonical);
     return Sha256.hex(canonical.toString().getBytes(StandardCharsets.UTF_8));

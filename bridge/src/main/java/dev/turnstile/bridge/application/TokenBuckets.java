@@ -35,6 +35,10 @@ public final class TokenBuckets {
     Duration refillTime = Duration.ofMillis(Math.max(1, period.toMillis() * burst / rate) + 1_000);
     this.buckets =
         Caffeine.newBuilder()
+            // Maintenance (expiry, eviction) on the calling thread: by default Caffeine hands it
+            // to the common ForkJoinPool, which woke a pool thread for every few requests on the
+            // event loops (a futex signal each; the bridge profile of issue 22).
+            .executor(Runnable::run)
             .expireAfterAccess(refillTime)
             .maximumSize(maxKeys)
             .build(key -> Bucket.builder().addLimit(bandwidth).build());

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.IntSupplier;
 
@@ -36,6 +38,17 @@ public final class BridgeMetrics {
   public static final String DUPLICATE_CACHE = "duplicate-cache";
 
   private final MeterRegistry registry;
+
+  /**
+   * The counters of {@link #DEVICE_EVENTS} by outcome and reason, registered once: a lookup by name
+   * and tags on every event cost a builder, a sorted tag list and the registry's map each time.
+   */
+  private final Map<String, Map<String, Counter>> deviceEvents = new ConcurrentHashMap<>();
+
+  /** {@link #KAFKA_ACK} by outcome, registered at its first use as before (no series at zero). */
+  private volatile Timer kafkaAcked;
+
+  private volatile Timer kafkaFailed;
 
   public BridgeMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -111,11 +124,24 @@ public final class BridgeMetrics {
 
   /** Ends timing one write: {@code acked} or {@code failed}. */
   public void kafkaAnswered(Timer.Sample sample, boolean acked) {
-    sample.stop(
-        Timer.builder(KAFKA_ACK)
-            .description("Device events: from the write to Kafka's acknowledgement or failure")
-            .tag("outcome", acked ? "acked" : "failed")
-            .register(registry));
+    Timer timer = acked ? kafkaAcked : kafkaFailed;
+    if (timer == null) {
+      // Registering is idempotent, so two threads racing here get the same timer.
+      timer = kafkaAck(registry, acked ? "acked" : "failed");
+      if (acked) {
+        kafkaAcked = timer;
+      } else {
+        kafkaFailed = timer;
+      }
+    }
+    sample.stop(timer);
+  }
+
+  private static Timer kafkaAck(MeterRegistry registry, String outcome) {
+    return Timer.builder(KAFKA_ACK)
+        .description("Device events: from the write to Kafka's acknowledgement or failure")
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   /**
@@ -129,11 +155,19 @@ public final class BridgeMetrics {
   }
 
   private void count(String outcome, String reason) {
-    Counter.builder(DEVICE_EVENTS)
-        .description("Device events by outcome")
-        .tag("outcome", outcome)
-        .tag("reason", reason)
-        .register(registry)
-        .increment();
+    counter(outcome, reason).increment();
+  }
+
+  private Counter counter(String outcome, String reason) {
+    return deviceEvents
+        .computeIfAbsent(outcome, o -> new ConcurrentHashMap<>())
+        .computeIfAbsent(
+            reason,
+            r ->
+                Counter.builder(DEVICE_EVENTS)
+                    .description("Device events by outcome")
+                    .tag("outcome", outcome)
+                    .tag("reason", r)
+                    .register(registry));
   }
 }

@@ -9,8 +9,10 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Invalid;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.NotWritten;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Read;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
+import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.Violation;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -68,17 +70,20 @@ final class DeviceEventBatchHandler {
     JsonObject[] results = new JsonObject[body.size()];
     List<AcceptDeviceEventCommand> commands = new ArrayList<>();
     List<Integer> indexes = new ArrayList<>();
+    AuthContext sender = DeviceAccessHandler.sender(ctx);
     for (int i = 0; i < body.size(); i++) {
       JsonNode event = body.get(i);
       List<Violation> violations = schema.violations(event);
-      if (violations.isEmpty()) {
-        commands.add(DeviceEventsHandler.command(deviceId, event, DeviceAccessHandler.sender(ctx)));
+      Read read =
+          violations.isEmpty() ? AcceptDeviceEventCommand.read(deviceId, event, sender) : null;
+      if (read != null && read.command() != null) {
+        commands.add(read.command());
         indexes.add(i);
-      } else {
-        metrics.rejected("schema");
-        String eventId = event.path("eventId").isTextual() ? event.get("eventId").asText() : null;
-        results[i] = result(new Invalid(eventId, violations), i);
+        continue;
       }
+      metrics.rejected(read == null ? "schema" : "semantic");
+      String eventId = event.path("eventId").isTextual() ? event.get("eventId").asText() : null;
+      results[i] = result(new Invalid(eventId, read == null ? violations : read.violations()), i);
     }
     if (commands.isEmpty()) {
       answer(ctx, results);

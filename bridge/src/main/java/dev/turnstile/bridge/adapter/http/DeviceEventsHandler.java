@@ -8,10 +8,10 @@ import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Accepted;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Duplicate;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.InvalidDeviceEventException;
 import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Outcome;
+import dev.turnstile.bridge.port.in.AcceptDeviceEventUseCase.Read;
 import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.runtime.http.Problems;
 import dev.turnstile.runtime.http.Problems.Kind;
-import dev.turnstile.schemas.AuthContext;
 import dev.turnstile.schemas.Identifier;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import dev.turnstile.schemas.Violation;
@@ -56,9 +56,13 @@ final class DeviceEventsHandler {
       Problems.send(ctx, Kind.INVALID_EVENT, "the body breaks the request schema", violations);
       return;
     }
-    Future.fromCompletionStage(
-            useCase.accept(command(deviceId, body, DeviceAccessHandler.sender(ctx))),
-            ctx.vertx().getOrCreateContext())
+    Read read = AcceptDeviceEventCommand.read(deviceId, body, DeviceAccessHandler.sender(ctx));
+    if (read.command() == null) {
+      metrics.rejected("semantic");
+      Problems.send(ctx, Kind.INVALID_EVENT, "the event breaks a rule", read.violations());
+      return;
+    }
+    Future.fromCompletionStage(useCase.accept(read.command()), ctx.vertx().getOrCreateContext())
         .onComplete(
             result -> {
               if (result.succeeded()) {
@@ -107,22 +111,6 @@ final class DeviceEventsHandler {
   }
 
   /**
-   * The command for one event that passed the request schema.
-   *
-   * @param sender who sent it, {@code null} when authentication is off
-   */
-  static AcceptDeviceEventCommand command(String deviceId, JsonNode event, AuthContext sender) {
-    return new AcceptDeviceEventCommand(
-        deviceId,
-        text(event, "eventId"),
-        text(event, "type"),
-        text(event, "occurredAt"),
-        text(event, "sessionRef"),
-        event.get("attributes"),
-        sender);
-  }
-
-  /**
    * Well-formed JSON past a documented bound of {@link dev.turnstile.schemas.StrictJson} is
    * understood but refused (422, the limit as keyword, where as pointer); bytes that are not I-JSON
    * are malformed (400).
@@ -143,11 +131,6 @@ final class DeviceEventsHandler {
   void reject(RoutingContext ctx, String reason, Kind kind, String detail) {
     metrics.rejected(reason);
     Problems.send(ctx, kind, detail);
-  }
-
-  static String text(JsonNode body, String name) {
-    JsonNode value = body.get(name);
-    return value == null || value.isNull() ? null : value.asText();
   }
 
   private static void answer(RoutingContext ctx, Outcome outcome) {

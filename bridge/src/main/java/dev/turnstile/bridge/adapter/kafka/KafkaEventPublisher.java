@@ -166,7 +166,7 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       results.forEach(result -> result.completeExceptionally(closed));
       return List.copyOf(results);
     }
-    return results.stream().map(this::bounded).toList();
+    return boundedAll(results);
   }
 
   private ProducerRecord<String, byte[]> record(
@@ -189,6 +189,27 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
                         ? new PublishException(
                             Reason.UNAVAILABLE, "no ack within " + ackTimeout, failure)
                         : failure));
+  }
+
+  /**
+   * The waits for a sequence's acks, bounded by the ack timeout as {@link #bounded} bounds one,
+   * with one timer for the sequence: a timer per record cost a hundred schedules and cancels in the
+   * shared delay queue for a batch of a hundred, all sent at the same moment.
+   */
+  private List<CompletionStage<PublishedEvent>> boundedAll(
+      List<CompletableFuture<PublishedEvent>> results) {
+    CompletableFuture.allOf(results.toArray(CompletableFuture<?>[]::new))
+        .orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (all, failure) -> {
+              if (failure instanceof TimeoutException) {
+                PublishException late =
+                    new PublishException(
+                        Reason.UNAVAILABLE, "no ack within " + ackTimeout, failure);
+                results.forEach(result -> result.completeExceptionally(late));
+              }
+            });
+    return List.copyOf(results);
   }
 
   private static PublishException closed(RejectedExecutionException e) {

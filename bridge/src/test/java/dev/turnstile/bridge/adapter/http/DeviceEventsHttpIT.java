@@ -233,6 +233,26 @@ class DeviceEventsHttpIT {
     assertThat(eventIdsWrittenFor("clock")).containsExactly("sentinel");
   }
 
+  /**
+   * The request schema's {@code date-time} takes a leap second (RFC 3339 allows one); java.time
+   * cannot hold it. The typed command is the only check after the schema, so this is the request
+   * that would be written, or fail with a 500, were that check skipped.
+   */
+  @Test
+  void aLeapSecondPassesTheSchemaButIs422SayingWhy() throws Exception {
+    var problem =
+        assertProblem(
+            post(bridge, "/api/v1/devices/leap/events", event("e-60", "2016-12-31T23:59:60Z")),
+            422);
+
+    assertThat(problem.path("detail").asText()).isEqualTo("the event breaks a rule");
+    var error = problem.path("errors").get(0);
+    assertThat(error.path("pointer").asText()).isEqualTo("/occurredAt");
+    assertThat(error.path("keyword").asText()).isEqualTo("format");
+    assertThat(error.path("message").asText()).contains("leap second");
+    assertThat(eventIdsWrittenFor("leap")).containsExactly("sentinel");
+  }
+
   @Test
   void malformedJsonIs400() throws Exception {
     var problem =

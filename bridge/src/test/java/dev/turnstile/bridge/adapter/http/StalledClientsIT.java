@@ -1,6 +1,7 @@
 package dev.turnstile.bridge.adapter.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.turnstile.bridge.BridgeApplication;
@@ -159,6 +160,63 @@ class StalledClientsIT {
       assertThat(problem.path("status").asInt()).isEqualTo(408);
       assertThat(answer.elapsedMs()).isBetween(BODY_TIMEOUT_MS - 100, BODY_TIMEOUT_MS + SLACK_MS);
     }
+  }
+
+  /**
+   * A keep-alive connection's next request may come up to the idle timeout after the last answer,
+   * though the first deadline armed on it (the header timeout after connecting) passed long before:
+   * the deadline moves with each request, and the close comes the idle timeout after the last one.
+   */
+  @Test
+  void aKeepAliveConnectionStaysOpenUntilTheIdleTimeoutAfterItsLastRequest() throws Exception {
+    try (Socket keepAlive = connect()) {
+      write(keepAlive, eventRequest("keep-1"));
+      assertThat(readAnswer(keepAlive)).startsWith("HTTP/1.1 202");
+
+      keepAlive.setSoTimeout((int) (HEADER_TIMEOUT_MS + 300));
+      assertThatThrownBy(() -> keepAlive.getInputStream().read())
+          .as("still open past the header timeout, within the idle timeout")
+          .isInstanceOf(SocketTimeoutException.class);
+      write(keepAlive, eventRequest("keep-2"));
+      assertThat(readAnswer(keepAlive)).startsWith("HTTP/1.1 202");
+
+      keepAlive.setSoTimeout((int) (IDLE_TIMEOUT_MS + 2 * SLACK_MS));
+      Answer idle = readUntilClosed(keepAlive);
+      assertThat(idle.text()).isEmpty();
+      assertThat(idle.elapsedMs()).isBetween(IDLE_TIMEOUT_MS - 100, IDLE_TIMEOUT_MS + SLACK_MS);
+    }
+  }
+
+  private static String eventRequest(String eventId) {
+    String body =
+        "{\"eventId\":\""
+            + eventId
+            + "\",\"type\":\"Started\",\"occurredAt\":\"2014-11-18T15:40:26Z\"}";
+    return "POST /api/v1/devices/keep/events HTTP/1.1\r\nHost: x\r\n"
+        + "Content-Type: application/json\r\nContent-Length: "
+        + body.length()
+        + "\r\n\r\n"
+        + body;
+  }
+
+  /** One answer: its head, then as many body bytes as its Content-Length says. */
+  private static String readAnswer(Socket socket) throws IOException {
+    InputStream in = socket.getInputStream();
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("closed before the answer's head ended: " + head);
+      }
+      head.write(b);
+    }
+    String text = head.toString(StandardCharsets.US_ASCII);
+    java.util.regex.Matcher length =
+        java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(text);
+    if (length.find()) {
+      in.readNBytes(Integer.parseInt(length.group(1)));
+    }
+    return text;
   }
 
   @Test
