@@ -5,9 +5,11 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -167,7 +169,127 @@ public final class StrictJson {
    * @throws MalformedJsonException when the bytes break a rule, or do not fit {@code type}
    */
   public <T> T readValue(byte[] json, Class<T> type) throws MalformedJsonException {
-    return treeToValue(readTree(json), type);
+    T value = readInOnePass(json, type);
+    return value != null ? value : treeToValue(readTree(json), type);
+  }
+
+  /**
+   * The value, bound straight from the bytes with every rule of {@link #readTree} checked token by
+   * token on the way ({@link CheckingParser}); null when anything is wrong, or the value is JSON
+   * {@code null}. {@link #readValue} then reads the bytes again the two-pass way, so a refusal says
+   * exactly what {@link #readTree} and {@link #treeToValue} say: only well-formed records, nearly
+   * all of them, are read once.
+   */
+  private <T> T readInOnePass(byte[] json, Class<T> type) {
+    if (json == null || json.length == 0) {
+      return null;
+    }
+    try (JsonParser parser = new CheckingParser(mapper.createParser(json))) {
+      requireUtf8Encoding(json);
+      return mapper.readValue(parser, type);
+    } catch (IOException | MalformedJsonException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Checks, as each token is read, what {@link #checkTextAndNumbers} checks on a tree: member names
+   * and strings well-formed, decimal exponents in range. Every way of moving to the next token goes
+   * through {@link #nextToken}, skipped values included; a token that breaks a rule throws {@link
+   * Refused}.
+   */
+  private static final class CheckingParser extends JsonParserDelegate {
+
+    CheckingParser(JsonParser parser) {
+      super(parser);
+    }
+
+    @Override
+    public JsonToken nextToken() throws IOException {
+      JsonToken token = delegate.nextToken();
+      if (token == JsonToken.FIELD_NAME) {
+        check(delegate.currentName());
+      } else if (token == JsonToken.VALUE_STRING) {
+        check(delegate.getText());
+      } else if (token == JsonToken.VALUE_NUMBER_FLOAT) {
+        try {
+          requireExponentInRange(delegate.getDecimalValue());
+        } catch (MalformedJsonException e) {
+          throw new Refused();
+        }
+      }
+      return token;
+    }
+
+    private static void check(String text) {
+      try {
+        requireWellFormed(text);
+      } catch (MalformedJsonException e) {
+        throw new Refused();
+      }
+    }
+
+    @Override
+    public JsonToken nextValue() throws IOException {
+      JsonToken token = nextToken();
+      return token == JsonToken.FIELD_NAME ? nextToken() : token;
+    }
+
+    @Override
+    public String nextFieldName() throws IOException {
+      return nextToken() == JsonToken.FIELD_NAME ? currentName() : null;
+    }
+
+    @Override
+    public boolean nextFieldName(SerializableString name) throws IOException {
+      return nextToken() == JsonToken.FIELD_NAME && name.getValue().equals(currentName());
+    }
+
+    @Override
+    public String nextTextValue() throws IOException {
+      return nextToken() == JsonToken.VALUE_STRING ? getText() : null;
+    }
+
+    @Override
+    public int nextIntValue(int defaultValue) throws IOException {
+      return nextToken() == JsonToken.VALUE_NUMBER_INT ? getIntValue() : defaultValue;
+    }
+
+    @Override
+    public long nextLongValue(long defaultValue) throws IOException {
+      return nextToken() == JsonToken.VALUE_NUMBER_INT ? getLongValue() : defaultValue;
+    }
+
+    @Override
+    public Boolean nextBooleanValue() throws IOException {
+      JsonToken token = nextToken();
+      return token == JsonToken.VALUE_TRUE || token == JsonToken.VALUE_FALSE
+          ? token == JsonToken.VALUE_TRUE
+          : null;
+    }
+
+    @Override
+    public JsonParser skipChildren() throws IOException {
+      JsonToken token = currentToken();
+      if (token != JsonToken.START_OBJECT && token != JsonToken.START_ARRAY) {
+        return this;
+      }
+      for (int open = 1; open > 0; ) {
+        JsonToken next = nextToken();
+        if (next == null) {
+          return this;
+        }
+        open += next.isStructStart() ? 1 : next.isStructEnd() ? -1 : 0;
+      }
+      return this;
+    }
+  }
+
+  /** A token {@link CheckingParser} refused: the two-pass read says why. */
+  private static final class Refused extends RuntimeException {
+    Refused() {
+      super(null, null, false, false);
+    }
   }
 
   /**
