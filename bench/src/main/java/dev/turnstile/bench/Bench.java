@@ -167,6 +167,7 @@ public final class Bench implements Runnable {
         throws IOException {
       Map<String, Double> rate = report.median(TopologyBench.Run::eventsPerSecond);
       Map<String, Double> cpu = report.median(TopologyBench.Run::appCpuMicrosPerEvent);
+      Map<String, Double> jit = report.median(TopologyBench.Run::jitShare);
       Map<String, Double> brokerCpu = report.median(TopologyBench.Run::brokerCpuMicrosPerEvent);
       Map<String, Double> written = report.median(TopologyBench.Run::offsetsWrittenPerEvent);
       Map<String, Double> state = report.median(r -> (double) r.stateBytes());
@@ -174,13 +175,14 @@ public final class Bench implements Runnable {
       double baseline = rate.getOrDefault("pass-through", Double.NaN);
       System.out.printf(
           Locale.ROOT,
-          "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %12s %10s %14s %9s%n",
+          "%nmedians of %d rounds, %,d events%n%-13s %12s %10s %12s %6s %12s %10s %14s %9s%n",
           results.runs,
           events,
           "candidate",
           "events/s",
           "ratio",
           "app µs/ev",
+          "JIT %",
           "broker µs/ev",
           "offs/ev",
           "state B/id",
@@ -212,11 +214,12 @@ public final class Bench implements Runnable {
         double perId = state.get(c) / report.load().distinct();
         System.out.printf(
             Locale.ROOT,
-            "%-13s %,12.0f %10.3f %12.1f %12.1f %10.2f %14.1f %9.0f%n",
+            "%-13s %,12.0f %10.3f %12.1f %6.1f %12.1f %10.2f %14.1f %9.0f%n",
             c,
             rate.get(c),
             ratio,
             cpu.get(c),
+            jit.get(c) * 100,
             brokerCpu.get(c),
             written.get(c),
             perId,
@@ -227,6 +230,7 @@ public final class Bench implements Runnable {
             .put("eventsPerSecond", rate.get(c))
             .put("ratioToPassThrough", ratio)
             .put("appCpuMicrosPerEvent", cpu.get(c))
+            .put("jitShareOfAppCpu", jit.get(c))
             .put("brokerCpuMicrosPerEvent", brokerCpu.get(c))
             .put("offsetsWrittenPerEvent", written.get(c))
             .put("stateBytesPerDistinctEvent", perId)

@@ -136,6 +136,13 @@ final class ChildJvm implements AutoCloseable {
     return ProcessCpu.nanos(process.pid());
   }
 
+  /**
+   * CPU time the child's JIT compiler threads used so far; see {@link ProcessCpu#compilerNanos}.
+   */
+  long compilerCpuNanos() {
+    return ProcessCpu.compilerNanos(process.pid());
+  }
+
   /** The child's resident memory now, bytes; -1 where unavailable. */
   long rssBytes() {
     return ProcessCpu.rssBytes(process.pid());

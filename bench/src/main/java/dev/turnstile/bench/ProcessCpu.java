@@ -3,6 +3,7 @@ package dev.turnstile.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /** CPU time of a process from {@code /proc/<pid>/stat} (Linux): user + system, in nanoseconds. */
 final class ProcessCpu {
@@ -12,14 +13,42 @@ final class ProcessCpu {
 
   static long nanos(long pid) {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      // Fields after the command name, which is in parentheses and may contain spaces.
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-      return ticks * (1_000_000_000L / TICKS_PER_SECOND);
+      return statNanos(Path.of("/proc", Long.toString(pid), "stat"));
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /**
+   * CPU time of a JVM's JIT compiler threads ({@code C1 CompilerThread*}, {@code C2
+   * CompilerThread*}, as {@code /proc/<pid>/task/<tid>/comm} names them), nanoseconds; -1 if
+   * unknown. A compiler thread that exited (HotSpot retires idle ones) no longer counts, so this is
+   * a lower bound.
+   */
+  static long compilerNanos(long pid) {
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      long total = 0;
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
+            total += statNanos(task.resolve("stat"));
+          }
+        } catch (IOException | RuntimeException e) {
+          // the thread exited between the listing and the read
+        }
+      }
+      return total;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static long statNanos(Path stat) throws IOException {
+    String text = Files.readString(stat);
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    return ticks * (1_000_000_000L / TICKS_PER_SECOND);
   }
 
   /**

@@ -53,6 +53,8 @@ final class TopologyBench {
    * over the whole run.
    *
    * @param events the input records the run processed
+   * @param jitShare the share of the measured app CPU that the JIT compilers spent: what is left of
+   *     the warm-up (a long-running process pays none of it)
    * @param offsetsWrittenByTopic offsets written per input record, by topic (records and, under
    *     exactly-once, each transaction's commit markers)
    */
@@ -63,6 +65,7 @@ final class TopologyBench {
       double seconds,
       double eventsPerSecond,
       double appCpuMicrosPerEvent,
+      double jitShare,
       double brokerCpuMicrosPerEvent,
       double offsetsWrittenPerEvent,
       Map<String, Double> offsetsWrittenByTopic,
@@ -120,13 +123,15 @@ final class TopologyBench {
           Run run = measure(broker, candidate, round, inputs);
           runs.add(run);
           System.out.printf(
-              "round %d %-13s %,10.0f events/s  %7.1f s  app CPU %7.1f µs/event  broker CPU %6.1f"
-                  + " µs/event  %5.2f offsets written/event  state %,d B  RSS %,d MiB%n",
+              "round %d %-13s %,10.0f events/s  %7.1f s  app CPU %7.1f µs/event (JIT %.0f%%)"
+                  + "  broker CPU %6.1f µs/event  %5.2f offsets written/event  state %,d B  RSS"
+                  + " %,d MiB%n",
               round,
               run.candidate(),
               run.eventsPerSecond(),
               run.seconds(),
               run.appCpuMicrosPerEvent(),
+              run.jitShare() * 100,
               run.brokerCpuMicrosPerEvent(),
               run.offsetsWrittenPerEvent(),
               run.stateBytes(),
@@ -167,7 +172,7 @@ final class TopologyBench {
                 ? INPUTS
                 : Set.of(TopicCatalogue.DEVICE_EVENTS_RAW.baseName()));
     Map<TopicPartition, Long> before = writtenOffsets(broker);
-    Sample start = new Sample(System.nanoTime(), 0, broker.cpuNanos(), 0);
+    Sample start = new Sample(System.nanoTime(), 0, 0, broker.cpuNanos(), 0);
     try (ChildJvm child =
         ChildJvm.start(
             jvm,
@@ -183,11 +188,22 @@ final class TopologyBench {
           candidate == StreamsCandidate.TURNSTILE,
           processed ->
               samples.add(
-                  new Sample(System.nanoTime(), child.cpuNanos(), broker.cpuNanos(), processed)));
+                  new Sample(
+                      System.nanoTime(),
+                      child.cpuNanos(),
+                      child.compilerCpuNanos(),
+                      broker.cpuNanos(),
+                      processed)));
       if (!settings.checkpoints().isEmpty()) {
         printCostAtCheckpoints(candidate, samples);
       }
-      Sample end = new Sample(System.nanoTime(), child.cpuNanos(), broker.cpuNanos(), events);
+      Sample end =
+          new Sample(
+              System.nanoTime(),
+              child.cpuNanos(),
+              child.compilerCpuNanos(),
+              broker.cpuNanos(),
+              events);
       Sample warm = firstAtLeast(samples, (long) (settings.warmFraction() * events));
       if (warm == null || warm.processed() >= end.processed()) {
         warm = start;
@@ -210,6 +226,8 @@ final class TopologyBench {
       long stateBytes = size(stateDir);
       child.close();
       double appCpuPerEvent = (end.cpuNanos() - warm.cpuNanos()) / 1e3 / measured;
+      double jitShare =
+          (double) (end.jitNanos() - warm.jitNanos()) / (end.cpuNanos() - warm.cpuNanos());
       if (profile != null) {
         Path collapsed = Profiler.render(profile, candidate.label, settings.outputDir());
         StageCosts.print(collapsed, appCpuPerEvent);
@@ -221,6 +239,7 @@ final class TopologyBench {
           seconds,
           measured / seconds,
           appCpuPerEvent,
+          jitShare,
           (end.brokerCpuNanos() - warm.brokerCpuNanos()) / 1e3 / measured,
           written,
           byTopic,
@@ -279,10 +298,11 @@ final class TopologyBench {
   }
 
   /**
-   * When the harness looked: wall time, the candidate's and the broker's CPU, input records
-   * committed.
+   * When the harness looked: wall time, the candidate's CPU and its JIT compilers' share of it, the
+   * broker's CPU, input records committed.
    */
-  private record Sample(long nanos, long cpuNanos, long brokerCpuNanos, long processed) {}
+  private record Sample(
+      long nanos, long cpuNanos, long jitNanos, long brokerCpuNanos, long processed) {}
 
   /**
    * Per-event cost in a window of {@link Settings#window()} input records starting at each
@@ -303,8 +323,11 @@ final class TopologyBench {
       long records = to.processed() - from.processed();
       double seconds = (to.nanos() - from.nanos()) / 1e9;
       System.out.printf(
-          "    %,12d  %,10.0f records/s  %7.1f µs CPU/record%n",
-          checkpoint, records / seconds, (to.cpuNanos() - from.cpuNanos()) / 1e3 / records);
+          "    %,12d  %,10.0f records/s  %7.1f µs CPU/record (JIT %.0f%%)%n",
+          checkpoint,
+          records / seconds,
+          (to.cpuNanos() - from.cpuNanos()) / 1e3 / records,
+          100.0 * (to.jitNanos() - from.jitNanos()) / (to.cpuNanos() - from.cpuNanos()));
     }
   }
 
