@@ -55,6 +55,7 @@ final class BridgeBench {
    * @param offeredPerSecond requests per second offered by a fixed-rate run; 0 for a closed loop
    * @param recordsInKafka records the run added to its topic
    * @param blockedThreadWarnings Vert.x blocked-thread warnings in the server's log (Turnstile)
+   * @param serverJitShare the share of the server's CPU in this run that its JIT compilers spent
    */
   record Run(
       String candidate,
@@ -75,7 +76,8 @@ final class BridgeBench {
       double serverCpuMicrosPerRecord,
       double brokerCpuMicrosPerRecord,
       double clientCpuMicrosPerRecord,
-      long blockedThreadWarnings) {}
+      long blockedThreadWarnings,
+      double serverJitShare) {}
 
   record Report(Settings settings, List<Run> runs) {
 
@@ -139,8 +141,11 @@ final class BridgeBench {
     }
     try (ChildJvm bridge = ChildJvm.start(jvm, BridgeRunner.class.getName(), args, log)) {
       int port = Integer.parseInt(bridge.await("LISTENING ", Duration.ofMinutes(2)));
-      Target target = new Target(port, bridge::cpuNanos, log, RAW);
-      warmUp(load, port, requests::single);
+      Target target = new Target(port, bridge::cpuNanos, bridge::compilerCpuNanos, log, RAW);
+      List<Function<String, HttpLoad.Requests>> shapes = new ArrayList<>();
+      shapes.add(requests::single);
+      settings.batchSizes().forEach(size -> shapes.add(prefix -> requests.batch(prefix, size)));
+      warmUp(load, port, shapes);
       double saturation = 0;
       for (int connections : settings.connections()) {
         Run run =
@@ -185,11 +190,18 @@ final class BridgeBench {
 
   /**
    * Load before the first measured run of a new JVM, not recorded: the JIT compiles the request
-   * path here, not in the first run's measured window.
+   * paths here, not in the measured windows. Every shape the runs send (single events, each batch
+   * size) gets an equal part of {@code --jvm-warmup}, so a batch run does not pay for compiling the
+   * batch path.
    */
-  private void warmUp(HttpLoad load, int port, Function<String, HttpLoad.Requests> requests) {
-    if (!settings.jvmWarmup().isZero()) {
-      load.closedLoop(port, 64, Duration.ZERO, settings.jvmWarmup(), requests.apply("warm-up-"));
+  private void warmUp(
+      HttpLoad load, int port, List<Function<String, HttpLoad.Requests>> shapes) {
+    if (settings.jvmWarmup().isZero()) {
+      return;
+    }
+    Duration each = settings.jvmWarmup().dividedBy(shapes.size());
+    for (int i = 0; i < shapes.size(); i++) {
+      load.closedLoop(port, 64, Duration.ZERO, each, shapes.get(i).apply("warm-up-" + i + "-"));
     }
   }
 
@@ -199,8 +211,10 @@ final class BridgeBench {
     try (StrimziBridge strimzi =
         StrimziBridge.start(
             settings.strimziHome(), settings.strimziJava(), broker.bootstrap(), dir)) {
-      Target target = new Target(strimzi.port(), strimzi::cpuNanos, null, STRIMZI_TOPIC);
-      warmUp(load, strimzi.port(), requests::strimzi);
+      Target target =
+          new Target(
+              strimzi.port(), strimzi::cpuNanos, strimzi::compilerCpuNanos, null, STRIMZI_TOPIC);
+      warmUp(load, strimzi.port(), List.of(requests::strimzi));
       for (int connections : settings.connections()) {
         runs.add(
             measure(
@@ -235,6 +249,7 @@ final class BridgeBench {
               .await("RESULT ", settings.warmup().plus(settings.duration()).plusMinutes(2))
               .split(" ");
       long cpu = producer.cpuNanos();
+      long jit = producer.compilerCpuNanos();
       long measured = Long.parseLong(result[0]);
       double seconds = Double.parseDouble(result[1]);
       long acked = Long.parseLong(result[2]);
@@ -260,12 +275,17 @@ final class BridgeBench {
               cpu / 1e3 / Math.max(1, written),
               (broker.cpuNanos() - brokerCpu) / 1e3 / Math.max(1, written),
               0,
-              0));
+              0,
+              (double) jit / cpu));
     }
   }
 
-  /** Where a run sends: the port, the serving process's CPU and log (ours only), its topic. */
-  private record Target(int port, LongSupplier cpuNanos, Path log, String topic) {}
+  /**
+   * Where a run sends: the port, the serving process's CPU and its JIT compilers' part of it, its
+   * log (ours only), its topic.
+   */
+  private record Target(
+      int port, LongSupplier cpuNanos, LongSupplier jitNanos, Path log, String topic) {}
 
   /**
    * What a run sends.
@@ -283,6 +303,7 @@ final class BridgeBench {
   private Run measure(Broker broker, Target target, Shape shape, int round, HttpLoad load) {
     Map<TopicPartition, Long> before = broker.endOffsets(List.of(target.topic()));
     long serverCpu = target.cpuNanos().getAsLong();
+    long serverJit = target.jitNanos().getAsLong();
     long brokerCpu = broker.cpuNanos();
     long clientCpu = ProcessCpu.nanos(ProcessHandle.current().pid());
     long blockedBefore = blockedWarnings(target.log());
@@ -304,6 +325,7 @@ final class BridgeBench {
                 generator);
     long written = added(broker, target.topic(), before);
     long records = Math.max(1, written);
+    long serverCpuUsed = target.cpuNanos().getAsLong() - serverCpu;
     return print(
         new Run(
             shape.name(),
@@ -321,10 +343,11 @@ final class BridgeBench {
             result.failed(),
             written,
             written == result.answered2xx() * shape.eventsPerRequest(),
-            (target.cpuNanos().getAsLong() - serverCpu) / 1e3 / records,
+            serverCpuUsed / 1e3 / records,
             (broker.cpuNanos() - brokerCpu) / 1e3 / records,
             (ProcessCpu.nanos(ProcessHandle.current().pid()) - clientCpu) / 1e3 / records,
-            blockedWarnings(target.log()) - blockedBefore));
+            blockedWarnings(target.log()) - blockedBefore,
+            (double) (target.jitNanos().getAsLong() - serverJit) / serverCpuUsed));
   }
 
   /** Records added to {@code topic} since {@code before}, once the broker's end offsets settle. */
@@ -350,7 +373,7 @@ final class BridgeBench {
     System.out.printf(
         java.util.Locale.ROOT,
         "round %d %-28s %,10.0f req/s %,10.0f records/s  p50 %6.1f ms  p99 %7.1f ms  server"
-            + " %6.1f µs/rec  broker %6.1f µs/rec  Kafka %s (%,d records, %,d 2xx, %d other, %d"
+            + " %6.1f µs/rec (JIT %.0f%%)  broker %6.1f µs/rec  Kafka %s (%,d records, %,d 2xx, %d other, %d"
             + " failed)%s%n",
         run.round(),
         run.candidate(),
@@ -359,6 +382,7 @@ final class BridgeBench {
         run.p50Millis(),
         run.p99Millis(),
         run.serverCpuMicrosPerRecord(),
+        run.serverJitShare() * 100,
         run.brokerCpuMicrosPerRecord(),
         run.recordsMatch() ? "= 2xx" : "!= 2xx",
         run.recordsInKafka(),

@@ -90,7 +90,7 @@ final class BridgeCommand implements Callable<Integer> {
       description =
           "seconds of unrecorded load on each new server JVM before its first run (default:"
               + " ${DEFAULT-VALUE})")
-  double jvmWarmupSeconds = 10;
+  double jvmWarmupSeconds = 60;
 
   @Option(
       names = "--profile",

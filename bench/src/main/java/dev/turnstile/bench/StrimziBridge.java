@@ -106,6 +106,10 @@ final class StrimziBridge implements AutoCloseable {
     return process.cpuNanos();
   }
 
+  long compilerCpuNanos() {
+    return process.compilerCpuNanos();
+  }
+
   private static void awaitReady(ChildJvm process, int management, Path log) {
     HttpClient client = HttpClient.newHttpClient();
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
