@@ -194,8 +194,7 @@ final class BridgeBench {
    * size) gets an equal part of {@code --jvm-warmup}, so a batch run does not pay for compiling the
    * batch path.
    */
-  private void warmUp(
-      HttpLoad load, int port, List<Function<String, HttpLoad.Requests>> shapes) {
+  private void warmUp(HttpLoad load, int port, List<Function<String, HttpLoad.Requests>> shapes) {
     if (settings.jvmWarmup().isZero()) {
       return;
     }
