@@ -25,11 +25,13 @@ import java.util.Optional;
  * that can be computed, as a JSON number.
  *
  * <p>Rules: a required field is missing when its JSON pointer (RFC 6901) resolves to nothing or to
- * {@code null}; one missing field means the document is incomplete and nothing is emitted. Derived
- * values use {@link BigDecimal} from the fields' decimal text (never binary floating point), are
- * rounded to {@link Config#scale()} decimals with {@link Config#rounding()} (defaults 4 and {@code
- * HALF_EVEN}), and are absent, never infinite or NaN, when an operand is not a number or a
- * zero-guarded operand is zero.
+ * {@code null}; one missing field means the document is incomplete and nothing is emitted, whatever
+ * the present fields hold: types are checked only once every field is present, so an incomplete
+ * document's verdict does not depend on the order of the fields (and costs no date parsing).
+ * Derived values use {@link BigDecimal} from the fields' decimal text (never binary floating
+ * point), are rounded to {@link Config#scale()} decimals with {@link Config#rounding()} (defaults 4
+ * and {@code HALF_EVEN}), and are absent, never infinite or NaN, when an operand is not a number or
+ * a zero-guarded operand is zero.
  */
 public final class CompletenessRule implements PostMergeStep {
 
@@ -55,11 +57,14 @@ public final class CompletenessRule implements PostMergeStep {
       if (value.isMissingNode() || value.isNull()) {
         return new Incomplete();
       }
+      fields.put(field.name(), value);
+    }
+    for (RequiredField field : config.required()) {
+      JsonNode value = fields.get(field.name());
       Optional<String> problem = field.type().problem(value);
       if (problem.isPresent()) {
         return new Invalid(field.pointer().toString(), field.name() + " " + problem.get());
       }
-      fields.put(field.name(), value);
     }
     ObjectNode output = JsonNodeFactory.instance.objectNode();
     output.put("mergeKey", result.mergeKey());

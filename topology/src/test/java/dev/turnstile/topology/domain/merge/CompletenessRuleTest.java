@@ -93,6 +93,15 @@ class CompletenessRuleTest {
   }
 
   @Test
+  void anIncompleteDocumentIsNotJudgedUntilItIsComplete() {
+    String badStart = SESSION.replace("\"2014-11-18T15:40:26Z\"", "\"2026-11-30 08:00:00\"");
+    assertThat(RULE.apply(merge(badStart, null))).isInstanceOf(PostMergeStep.Incomplete.class);
+    assertThat(
+            RULE.apply(merge(badStart, "{\"userId\":\"u\",\"kwhTotal\":6.504,\"dollars\":2.37}")))
+        .isInstanceOf(PostMergeStep.Invalid.class);
+  }
+
+  @Test
   void aFieldItsOutputSchemaRefusesMakesTheResultInvalidWithItsPointer() {
     // Issue 8, case 6: each of these would have been copied into post-merge.v1 and broken it.
     String billing = "{\"userId\":\"u\",\"kwhTotal\":6.504,\"dollars\":2.37}";
