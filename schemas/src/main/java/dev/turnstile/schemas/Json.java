@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 
 /**
  * The one JSON mapping of Turnstile's contracts: RFC 3339 timestamps with their offsets kept, no
@@ -28,7 +27,6 @@ public final class Json {
   static JsonMapper.Builder contractMapping(JsonFactory factory) {
     return JsonMapper.builder(factory)
         .addModule(new JavaTimeModule())
-        .addModule(new BlackbirdModule())
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)

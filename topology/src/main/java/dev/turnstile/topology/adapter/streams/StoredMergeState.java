@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
-import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import dev.turnstile.schemas.Json;
 import dev.turnstile.topology.domain.merge.ContributionDigest;
 import dev.turnstile.topology.domain.merge.MergeState;
@@ -51,7 +50,6 @@ record StoredMergeState(
 
   private static final ObjectMapper CBOR =
       CBORMapper.builder()
-          .addModule(new BlackbirdModule())
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
           .serializationInclusion(JsonInclude.Include.NON_NULL)
