@@ -12,6 +12,10 @@ import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -76,22 +80,35 @@ public final class StrictJson {
   private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
 
   private final ObjectMapper mapper;
+  private final ObjectMapper onePass;
   private final int maxDepth;
 
   private StrictJson(int maxDepth) {
     this.maxDepth = maxDepth;
-    this.mapper =
-        Json.contractMapping(
-                JsonFactory.builder()
-                    .streamReadConstraints(
-                        StreamReadConstraints.builder()
-                            .maxNestingDepth(maxDepth)
-                            .maxNumberLength(MAX_NUMBER_LENGTH)
-                            .maxStringLength(MAX_STRING_LENGTH)
-                            .maxNameLength(MAX_NAME_LENGTH)
-                            .build())
+    this.mapper = mapping(maxDepth).build();
+    // A number bound to a text member reads as its token's text from the bytes ("-0", "1e400")
+    // but as its value's text from a tree ("0", "1E+400"): the one-pass read refuses it, so such a
+    // record is read the two-pass way and binds as it always did.
+    JsonMapper.Builder strictText = mapping(maxDepth);
+    strictText.withCoercionConfig(
+        LogicalType.Textual,
+        c ->
+            c.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                .setCoercion(CoercionInputShape.Float, CoercionAction.Fail));
+    this.onePass = strictText.build();
+  }
+
+  private static JsonMapper.Builder mapping(int maxDepth) {
+    return Json.contractMapping(
+        JsonFactory.builder()
+            .streamReadConstraints(
+                StreamReadConstraints.builder()
+                    .maxNestingDepth(maxDepth)
+                    .maxNumberLength(MAX_NUMBER_LENGTH)
+                    .maxStringLength(MAX_STRING_LENGTH)
+                    .maxNameLength(MAX_NAME_LENGTH)
                     .build())
-            .build();
+            .build());
   }
 
   /** The reader for what senders send: HTTP and Service Bus bodies, raw topic values. */
@@ -184,9 +201,9 @@ public final class StrictJson {
     if (json == null || json.length == 0) {
       return null;
     }
-    try (JsonParser parser = new CheckingParser(mapper.createParser(json))) {
+    try (JsonParser parser = new CheckingParser(onePass.createParser(json))) {
       requireUtf8Encoding(json);
-      return mapper.readValue(parser, type);
+      return onePass.readValue(parser, type);
     } catch (IOException | MalformedJsonException | RuntimeException e) {
       return null;
     }
