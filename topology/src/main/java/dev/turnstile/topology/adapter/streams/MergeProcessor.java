@@ -26,10 +26,10 @@ import org.slf4j.LoggerFactory;
  * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
  * merge-result id).
  *
- * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (CBOR),
- * kept for {@code topology.merge.retention-ms} after the key's last patch: a patch after that
- * starts a new document, so the state does not grow with every key ever merged. Its input is
- * partitioned by merge key, so one key's patches from every source meet in this task.
+ * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (JSON;
+ * CBOR read too), kept for {@code topology.merge.retention-ms} after the key's last patch: a patch
+ * after that starts a new document, so the state does not grow with every key ever merged. Its
+ * input is partitioned by merge key, so one key's patches from every source meet in this task.
  *
  * <p>A duplicate patch (same source and event id as a retained one) has no effect and publishes
  * nothing. Rejected, state unchanged: a patch older than the compacted base ({@code STALE_PATCH}),
@@ -65,7 +65,7 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
    */
   static ProcessorSupplier<String, byte[], Void, Void> supplier(
       int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
-    // Values are the state's CBOR bytes: serialised once per patch, for the bound and the store.
+    // Values are the state's stored bytes: serialised once per patch, for the bound and the store.
     StoreBuilder<?> store = TimedStore.storeBuilder(Names.MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override

@@ -42,7 +42,9 @@ class StoredMergeStateProperties {
 
   @Property(tries = 300)
   void anyStateReadsBackAsTheSameState(
-      @ForAll("patchSets") List<Patch> patches, @ForAll @IntRange(min = 1, max = 4) int maxPatches)
+      @ForAll("patchSets") List<Patch> patches,
+      @ForAll @IntRange(min = 1, max = 4) int maxPatches,
+      @ForAll StoredMergeState.Form form)
       throws Exception {
     MergeState state = MergeState.empty(KEY, maxPatches);
     for (Patch patch : patches) {
@@ -50,7 +52,7 @@ class StoredMergeStateProperties {
       state = outcome.state();
     }
 
-    byte[] stored = StoredMergeState.CODEC.write(StoredMergeState.of(state));
+    byte[] stored = StoredMergeState.codec(form).write(StoredMergeState.of(state));
     MergeState read = StoredMergeState.CODEC.read(stored).restore(KEY, maxPatches);
 
     assertSameResult(read, state);
@@ -64,12 +66,7 @@ class StoredMergeStateProperties {
 
   @Example
   void aValueInTheEarlierJsonFormStillReads() throws Exception {
-    MergeState state =
-        MergeState.empty(KEY, 12)
-            .apply(session())
-            .state()
-            .apply(billing("{\"kwhTotal\":7.50,\"dollars\":1e400}"))
-            .state();
+    MergeState state = settled("{\"kwhTotal\":7.50,\"dollars\":1e400}");
     String digest = Base64.getEncoder().encodeToString(state.digest().toBytes());
     // As the JSON codec wrote it: each patch with its own eventId and source besides its version.
     String earlier =
@@ -88,18 +85,33 @@ class StoredMergeStateProperties {
     assertSameResult(read, state);
   }
 
+  /**
+   * What this release writes, an earlier one reads: each patch binds as the domain's {@link Patch}
+   * (its own eventId and source, which must match its version), as the earlier JSON codec read it.
+   */
+  @Example
+  void whatThisReleaseWritesAnEarlierOneReads() throws Exception {
+    MergeState state = settled("{\"kwhTotal\":7.50,\"dollars\":1e400}");
+
+    byte[] written = StoredMergeState.CODEC.write(StoredMergeState.of(state));
+
+    JsonNode tree = Json.mapper().readTree(written);
+    assertThat(tree.get("patches")).hasSize(2);
+    for (JsonNode patch : tree.get("patches")) {
+      Patch earlier = Json.mapper().treeToValue(patch, Patch.class);
+      assertThat(state.patches()).extracting(Patch::contribution).contains(earlier.contribution());
+    }
+    assertThat(Base64.getDecoder().decode(tree.get("digest").asText()))
+        .isEqualTo(state.digest().toBytes());
+  }
+
   @Example
   void theStoredFormOfASettledSessionIsSmallerThanItsJson() throws Exception {
-    MergeState state =
-        MergeState.empty(KEY, 12)
-            .apply(session())
-            .state()
-            .apply(billing("{\"userId\":\"u-1234\",\"kwhTotal\":\"6.25\",\"dollars\":1.75}"))
-            .state();
+    MergeState state = settled("{\"userId\":\"u-1234\",\"kwhTotal\":\"6.25\",\"dollars\":1.75}");
     StoredMergeState stored = StoredMergeState.of(state);
 
-    int json = Json.mapper().writeValueAsBytes(stored).length;
-    int cbor = StoredMergeState.CODEC.write(stored).length;
+    int json = StoredMergeState.codec(StoredMergeState.Form.JSON).write(stored).length;
+    int cbor = StoredMergeState.codec(StoredMergeState.Form.CBOR).write(stored).length;
 
     assertThat(cbor).isLessThan(json * 85 / 100);
   }
@@ -127,6 +139,11 @@ class StoredMergeStateProperties {
   /** JSON text: a decimal's scale and an integer's digits show, an int and a long node do not. */
   private static String text(JsonNode node) throws Exception {
     return Json.mapper().writeValueAsString(node);
+  }
+
+  /** A closed session merged with its billing record. */
+  private static MergeState settled(String billingBody) throws Exception {
+    return MergeState.empty(KEY, 12).apply(session()).state().apply(billing(billingBody)).state();
   }
 
   private static Patch session() throws Exception {
