@@ -238,6 +238,29 @@ public final class StrictJson {
       return token;
     }
 
+    /**
+     * A number read as text binds as its token's text here but as its value's text from a tree
+     * ({@code -0} and {@code 0}, {@code 1e2} and {@code 1E+2}), whatever the member's type (a
+     * string, a URI, a locale): such a record is read the two-pass way.
+     */
+    @Override
+    public String getValueAsString() throws IOException {
+      refuseNumberAsText();
+      return delegate.getValueAsString();
+    }
+
+    @Override
+    public String getValueAsString(String defaultValue) throws IOException {
+      refuseNumberAsText();
+      return delegate.getValueAsString(defaultValue);
+    }
+
+    private void refuseNumberAsText() {
+      if (delegate.currentToken() != null && delegate.currentToken().isNumeric()) {
+        throw new Refused();
+      }
+    }
+
     private static void check(String text) {
       try {
         requireWellFormed(text);

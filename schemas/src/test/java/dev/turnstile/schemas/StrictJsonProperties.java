@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.StrictJson.MalformedJsonException;
 import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -70,7 +71,9 @@ class StrictJsonProperties {
         List.of(
             "{\"name\":-0,\"count\":1}",
             "{\"name\":1e400,\"count\":1}",
-            "{\"name\":1.50,\"count\":1}")) {
+            "{\"name\":1.50,\"count\":1}",
+            "{\"link\":1e2,\"count\":1}",
+            "{\"link\":-0,\"count\":1}")) {
       oneReadOfARecordAgreesWithTheTwoPassRead(text);
     }
     assertThat(
@@ -97,7 +100,8 @@ class StrictJsonProperties {
       BigDecimal amount,
       OffsetDateTime at,
       JsonNode body,
-      List<String> tags) {}
+      List<String> tags,
+      URI link) {}
 
   @Provide
   Arbitrary<String> probes() {
@@ -126,7 +130,7 @@ class StrictJsonProperties {
             "{\"\\uDC00\":1}",
             "{\"k\":[1.50,\"v\"]}");
     Arbitrary<String> names =
-        Arbitraries.of("name", "count", "amount", "at", "body", "tags", "other", "\\uD800");
+        Arbitraries.of("name", "count", "amount", "at", "body", "tags", "link", "other", "\\uD800");
     Arbitrary<String> member =
         Combinators.combine(names, values).as((n, v) -> "\"" + n + "\":" + v);
     Arbitrary<String> object = member.list().ofMaxSize(7).map(m -> "{" + String.join(",", m) + "}");

@@ -51,20 +51,22 @@ public final class CompletenessRule implements PostMergeStep {
 
   @Override
   public Outcome apply(MergeResult result) {
-    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    List<JsonNode> values = new ArrayList<>(config.required().size());
     for (RequiredField field : config.required()) {
       JsonNode value = result.document().at(field.pointer());
       if (value.isMissingNode() || value.isNull()) {
         return new Incomplete();
       }
-      fields.put(field.name(), value);
+      values.add(value);
     }
-    for (RequiredField field : config.required()) {
-      JsonNode value = fields.get(field.name());
-      Optional<String> problem = field.type().problem(value);
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    for (int i = 0; i < values.size(); i++) {
+      RequiredField field = config.required().get(i);
+      Optional<String> problem = field.type().problem(values.get(i));
       if (problem.isPresent()) {
         return new Invalid(field.pointer().toString(), field.name() + " " + problem.get());
       }
+      fields.put(field.name(), values.get(i));
     }
     ObjectNode output = JsonNodeFactory.instance.objectNode();
     output.put("mergeKey", result.mergeKey());
