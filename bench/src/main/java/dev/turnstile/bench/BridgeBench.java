@@ -248,7 +248,6 @@ final class BridgeBench {
               .await("RESULT ", settings.warmup().plus(settings.duration()).plusMinutes(2))
               .split(" ");
       long cpu = producer.cpuNanos();
-      long jit = producer.compilerCpuNanos();
       long measured = Long.parseLong(result[0]);
       double seconds = Double.parseDouble(result[1]);
       long acked = Long.parseLong(result[2]);
@@ -275,7 +274,8 @@ final class BridgeBench {
               (broker.cpuNanos() - brokerCpu) / 1e3 / Math.max(1, written),
               0,
               0,
-              (double) jit / cpu));
+              // Its CPU is read as it exits, over its whole life: no share of a run to give.
+              Double.NaN));
     }
   }
 

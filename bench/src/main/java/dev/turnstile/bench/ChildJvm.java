@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -137,11 +139,15 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * CPU time the child's JIT compiler threads used so far; see {@link ProcessCpu#compilerNanos}.
+   * CPU time the child's JIT compiler threads used so far: the last value seen of every compiler
+   * thread, so one that HotSpot retired since still counts ({@link ProcessCpu#compilerNanos}).
    */
-  long compilerCpuNanos() {
-    return ProcessCpu.compilerNanos(process.pid());
+  synchronized long compilerCpuNanos() {
+    compilerThreads.putAll(ProcessCpu.compilerNanos(process.pid()));
+    return compilerThreads.values().stream().mapToLong(Long::longValue).sum();
   }
+
+  private final Map<Long, Long> compilerThreads = new HashMap<>();
 
   /** The child's resident memory now, bytes; -1 where unavailable. */
   long rssBytes() {

@@ -3,6 +3,8 @@ package dev.turnstile.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** CPU time of a process from {@code /proc/<pid>/stat} (Linux): user + system, in nanoseconds. */
@@ -20,27 +22,28 @@ final class ProcessCpu {
   }
 
   /**
-   * CPU time of a JVM's JIT compiler threads ({@code C1 CompilerThread*}, {@code C2
-   * CompilerThread*}, as {@code /proc/<pid>/task/<tid>/comm} names them), nanoseconds; -1 if
-   * unknown. A compiler thread that exited (HotSpot retires idle ones) no longer counts, so this is
-   * a lower bound.
+   * CPU time of each live JIT compiler thread of a JVM ({@code C1 CompilerThread*}, {@code C2
+   * CompilerThread*}, as {@code /proc/<pid>/task/<tid>/comm} names them), nanoseconds by thread id;
+   * empty if unknown. HotSpot retires idle compiler threads, so a caller that wants a total sums
+   * the last value seen of every thread ({@link ChildJvm#compilerCpuNanos}).
    */
-  static long compilerNanos(long pid) {
+  static Map<Long, Long> compilerNanos(long pid) {
+    Map<Long, Long> byThread = new HashMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-      long total = 0;
       for (Path task : (Iterable<Path>) tasks::iterator) {
         try {
           if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
-            total += statNanos(task.resolve("stat"));
+            byThread.put(
+                Long.parseLong(task.getFileName().toString()), statNanos(task.resolve("stat")));
           }
         } catch (IOException | RuntimeException e) {
           // the thread exited between the listing and the read
         }
       }
-      return total;
     } catch (IOException | RuntimeException e) {
-      return -1;
+      // gone, or not Linux
     }
+    return byThread;
   }
 
   private static long statNanos(Path stat) throws IOException {
