@@ -71,7 +71,9 @@ record StoredMergeState(
     /**
      * CBOR (RFC 8949), each patch's identity once: 17% smaller. Read since 2026-12-03; written only
      * once no running instance is older than that (the next release), since an older instance that
-     * takes over a task, or restores a standby, must read every value in the changelog.
+     * takes over a task, or restores a standby, must read every value in the changelog. Negative
+     * big integers are in Jackson 2's encoding (off by one against RFC 8949 §3.4.3, read back
+     * alike); a writer of the standard form (Jackson 3's default) needs a reader of both first.
      */
     CBOR
   }
