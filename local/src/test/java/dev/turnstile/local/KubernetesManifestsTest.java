@@ -463,22 +463,19 @@ class KubernetesManifestsTest {
       if (process.equals("bridge")) {
         assertThat(readable).isEmpty();
       } else {
-        assertThat(readable)
-            .containsExactlyInAnyOrder(
-                TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
-                TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
-                TopicCatalogue.MERGE_INPUTS.baseName(),
-                TopicCatalogue.MERGE_RESULTS.baseName());
-        String applicationId =
+        TopologyConfig config =
             topology(
-                    resources,
-                    deployment(resources, "turnstile-topology")
-                        .getSpec()
-                        .getTemplate()
-                        .getSpec()
-                        .getContainers()
-                        .get(0))
-                .applicationId();
+                resources,
+                deployment(resources, "turnstile-topology")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .get(0));
+        assertThat(readable)
+            .as("topology reads: the topics of its source nodes")
+            .containsExactlyInAnyOrderElementsOf(TopologyApplication.sourceTopics(config));
+        String applicationId = config.applicationId();
         List<String> prefixed = new ArrayList<>();
         for (Map<String, Object> acl : acls) {
           @SuppressWarnings("unchecked")

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -99,6 +100,14 @@ public final class TopologyApplication implements AutoCloseable {
    */
   public static Topology topology(TopologyConfig config) {
     return TurnstileTopology.build(config);
+  }
+
+  /**
+   * The topics the topology {@code config} describes reads, under the deployment's names: what its
+   * consumer group's lag sums over and what its Kafka user must be allowed to read.
+   */
+  public static Set<String> sourceTopics(TopologyConfig config) {
+    return TurnstileTopology.sourceTopics(TurnstileTopology.build(config));
   }
 
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */

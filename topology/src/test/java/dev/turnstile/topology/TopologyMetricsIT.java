@@ -13,7 +13,6 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.EmbeddedKafka;
 import dev.turnstile.topology.adapter.http.TopologyHttpServer;
 import dev.turnstile.topology.adapter.streams.Names;
-import dev.turnstile.topology.adapter.streams.TurnstileTopology;
 import dev.turnstile.topology.config.TopologyConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
@@ -38,8 +37,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.TopologyDescription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -218,7 +215,7 @@ class TopologyMetricsIT {
     }
     Set<String> expected = new TreeSet<>();
     try (Admin admin = kafka.admin()) {
-      Set<String> sources = sourceTopics(TurnstileTopology.build(config));
+      Set<String> sources = TopologyApplication.sourceTopics(config);
       admin
           .describeTopics(sources)
           .allTopicNames()
@@ -259,19 +256,6 @@ class TopologyMetricsIT {
 
   private static final Pattern LAG_SELECTOR =
       Pattern.compile("(kafka_consumer_fetch_manager_records_lag\\w*)\\{([^}]*)}");
-
-  /** The topics the topology's consumer reads: every source node's topics. */
-  private static Set<String> sourceTopics(Topology topology) {
-    Set<String> topics = new TreeSet<>();
-    for (TopologyDescription.Subtopology sub : topology.describe().subtopologies()) {
-      for (TopologyDescription.Node node : sub.nodes()) {
-        if (node instanceof TopologyDescription.Source source) {
-          topics.addAll(source.topicSet());
-        }
-      }
-    }
-    return topics;
-  }
 
   /**
    * The label sets of {@code family}'s samples in {@code scrape}, with the labels Prometheus adds

@@ -7,6 +7,7 @@ import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.domain.merge.MergeOutcome;
 import dev.turnstile.topology.domain.merge.MergeResult;
 import dev.turnstile.topology.domain.merge.MergeState;
+import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,14 +23,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each merge key's {@link MergeState} on {@code merge-inputs.v1} and publishes every applied
+ * Runs each merge key's {@link MergeState} on {@code merge-inputs.v1}, publishes every applied
  * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
- * merge-result id).
+ * merge-result id), and runs {@link PostMerge} on it, which may publish on {@code post-merge.v1}
+ * (same key and {@code ce_id}) or reject as stage {@code post-merge}.
  *
- * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (JSON;
- * CBOR read too), kept for {@code topology.merge.retention-ms} after the key's last patch: a patch
- * after that starts a new document, so the state does not grow with every key ever merged. Its
- * input is partitioned by merge key, so one key's patches from every source meet in this task.
+ * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (CBOR;
+ * JSON read too), with what post-merge last published for the key; one write per applied patch,
+ * kept for {@code topology.merge.retention-ms} after the key's last patch: a patch after that
+ * starts a new document, so the state does not grow with every key ever merged. Its input is
+ * partitioned by merge key, so one key's patches from every source meet in this task.
  *
  * <p>A duplicate patch (same source and event id as a retained one) has no effect and publishes
  * nothing. Rejected, state unchanged: a patch older than the compacted base ({@code STALE_PATCH}),
@@ -47,30 +50,42 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
   private final int maxStateBytes;
   private final JsonSerde<MergeResult> resultSerde = new JsonSerde<>(MergeResult.class);
   private final Duration retention;
+  private final PostMerge postMerge;
   private ProcessorContext<Void, Void> context;
   private TimedStore<StoredMergeState> states;
 
   private MergeProcessor(
-      int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
+      int maxPatches,
+      int maxDocumentBytes,
+      int maxStateBytes,
+      Duration retention,
+      PostMergeStep postMergeStep) {
     this.maxPatches = maxPatches;
     this.maxDocumentBytes = maxDocumentBytes;
     this.maxStateBytes = maxStateBytes;
     this.retention = retention;
+    this.postMerge = new PostMerge(postMergeStep);
   }
 
   /**
    * @param maxStateBytes bound on one key's stored state (base and retained patches, as stored): a
    *     patch that would pass it is rejected ({@code MERGE_STATE_FULL}), so the changelog record
    *     stays writable
+   * @param postMergeStep the post-merge step run on each published result ({@link PostMerge})
    */
   static ProcessorSupplier<String, byte[], Void, Void> supplier(
-      int maxPatches, int maxDocumentBytes, int maxStateBytes, Duration retention) {
+      int maxPatches,
+      int maxDocumentBytes,
+      int maxStateBytes,
+      Duration retention,
+      PostMergeStep postMergeStep) {
     // Values are the state's stored bytes: serialised once per patch, for the bound and the store.
     StoreBuilder<?> store = TimedStore.storeBuilder(Names.MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override
       public Processor<String, byte[], Void, Void> get() {
-        return new MergeProcessor(maxPatches, maxDocumentBytes, maxStateBytes, retention);
+        return new MergeProcessor(
+            maxPatches, maxDocumentBytes, maxStateBytes, retention, postMergeStep);
       }
 
       @Override
@@ -164,8 +179,15 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
               .formatted(result.mergeKey(), documentBytes, maxDocumentBytes));
       return;
     }
+    byte[] lastPublished = previous.map(f -> f.value().published()).orElse(null);
+    PostMerge.Decision postMerged = postMerge.decide(result, lastPublished);
+    byte[] nowPublished = postMerged instanceof PostMerge.Publish p ? p.digest() : lastPublished;
     try {
-      states.put(key(result.mergeKey()), StoredMergeState.of(applied.state()), now, previous);
+      states.put(
+          key(result.mergeKey()),
+          StoredMergeState.of(applied.state(), nowPublished),
+          now,
+          previous);
     } catch (TimedStore.TooLargeException e) {
       // Not saved: the key keeps the state it had, and its changelog record stays writable.
       reject(
@@ -177,8 +199,7 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
                   result.mergeKey(), e.bytes, applied.state().patches().size(), maxStateBytes));
       return;
     }
-    Outputs.MERGE_RESULTS.forward(
-        context,
+    Record<String, byte[]> resultRecord =
         new Record<>(
             result.mergeKey(),
             value,
@@ -188,7 +209,29 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
                 result.mergeResultId(),
                 RESULT_TYPE,
                 result.mergeKey(),
-                Instant.ofEpochMilli(record.timestamp()))));
+                Instant.ofEpochMilli(record.timestamp())));
+    Outputs.MERGE_RESULTS.forward(context, resultRecord);
+    if (postMerged instanceof PostMerge.Publish publish) {
+      Outputs.POST_MERGE.forward(
+          context,
+          new Record<>(
+              result.mergeKey(),
+              publish.output(),
+              record.timestamp(),
+              OutputHeaders.cloudEvent(
+                  TopicCatalogue.POST_MERGE,
+                  result.mergeResultId(),
+                  PostMerge.OUTPUT_TYPE,
+                  result.mergeKey(),
+                  Instant.ofEpochMilli(record.timestamp()))));
+    } else if (postMerged instanceof PostMerge.Refused refused) {
+      // The refused record is the merge result (its value and ce_id); its position, the input's.
+      Rejections.forwardInput(
+          context,
+          resultRecord,
+          value,
+          new Refusal(Names.POST_MERGE, refused.reason(), refused.detail()));
+    }
   }
 
   private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {

@@ -22,9 +22,11 @@ public final class Names {
   public static final String MERGE_STORE = "merge-store";
   public static final String MERGE_RESULTS_SINK = "merge-results-sink";
 
-  public static final String MERGE_RESULTS_SOURCE = "merge-results-source";
+  /**
+   * The post-merge stage: no processor of its own, it runs in {@link #MERGE}; its rejections' name.
+   */
   public static final String POST_MERGE = "post-merge";
-  public static final String POST_MERGE_STORE = "post-merge-store";
+
   public static final String POST_MERGE_SINK = "post-merge-sink";
 
   /**

@@ -25,22 +25,26 @@ import java.util.List;
  * Form#CBOR} (RFC 8949, through Jackson's CBOR mapper): the same members, numbers in binary (a
  * decimal keeps its scale: RFC 8949 §3.4.4 decimal fractions), the digest as a byte string, each
  * patch's identity once. Both are read: a JSON value starts with {@code '{'}, a CBOR map with a
- * major-type-5 byte ({@code 0xA0}–{@code 0xBF}). {@link #CODEC} writes JSON until every instance
- * that may run beside this one reads CBOR too, so a rolling upgrade or a rollback never meets a
- * value it cannot read.
+ * major-type-5 byte ({@code 0xA0}–{@code 0xBF}). {@link #CODEC} writes CBOR: no instance of a
+ * release that reads JSON only can run beside this one, whose topology has another shape (its
+ * post-merge has no store and no input topic of its own), so it starts as a new generation
+ * (docs/design.md, "State and recovery").
  *
  * @param base the compacted document; absent until a patch was compacted
  * @param baseVersion the last compacted patch's version; absent until then
  * @param patches retained patches
  * @param digest {@link ContributionDigest#toBytes()}
  * @param sources every contributing source
+ * @param published SHA-256 of the key's last {@code post-merge.v1} output without its {@code
+ *     mergeResultId} ({@link PostMerge.Publish#digest}); absent until one was published
  */
 record StoredMergeState(
     JsonNode base,
     MergeVersion baseVersion,
     List<StoredPatch> patches,
     byte[] digest,
-    List<String> sources) {
+    List<String> sources,
+    byte[] published) {
 
   /**
    * A retained patch: its identity is its version's ({@link Patch#of}).
@@ -56,24 +60,27 @@ record StoredMergeState(
    */
   private record JsonPatch(String eventId, String source, MergeVersion version, JsonNode body) {}
 
-  /** The JSON form, member for member what earlier releases wrote and read. */
+  /**
+   * The JSON form, member for member what earlier releases wrote and read, and what was published.
+   */
   private record JsonForm(
       JsonNode base,
       MergeVersion baseVersion,
       List<JsonPatch> patches,
       byte[] digest,
-      List<String> sources) {}
+      List<String> sources,
+      byte[] published) {}
 
   /** The two stored forms. */
   enum Form {
-    /** JSON, each patch with its identity twice: what every release reads. */
+    /** JSON, each patch with its identity twice: what releases before 2026-12-03 wrote. */
     JSON,
     /**
-     * CBOR (RFC 8949), each patch's identity once: 17% smaller. Read since 2026-12-03; written only
-     * once no running instance is older than that (the next release), since an older instance that
-     * takes over a task, or restores a standby, must read every value in the changelog. Negative
+     * CBOR (RFC 8949), each patch's identity once: 17% smaller; written since 2026-12-03. Negative
      * big integers are in Jackson 2's encoding (off by one against RFC 8949 §3.4.3, read back
-     * alike); a writer of the standard form (Jackson 3's default) needs a reader of both first.
+     * alike); a writer of the standard form (Jackson 3's default) needs a reader of both first,
+     * since an instance that takes over a task, or restores a standby, must read every value in the
+     * changelog.
      */
     CBOR
   }
@@ -85,8 +92,8 @@ record StoredMergeState(
           .serializationInclusion(JsonInclude.Include.NON_NULL)
           .build();
 
-  /** The codec of {@code merge-store}: reads both forms, writes {@link Form#JSON}. */
-  static final TimedStore.Codec<StoredMergeState> CODEC = codec(Form.JSON);
+  /** The codec of {@code merge-store}: reads both forms, writes {@link Form#CBOR}. */
+  static final TimedStore.Codec<StoredMergeState> CODEC = codec(Form.CBOR);
 
   /** A codec that reads both forms and writes {@code writes}. */
   static TimedStore.Codec<StoredMergeState> codec(Form writes) {
@@ -125,16 +132,22 @@ record StoredMergeState(
                         p.version().eventId(), p.version().source(), p.version(), p.body()))
             .toList(),
         digest,
-        sources);
+        sources,
+        published);
   }
 
-  static StoredMergeState of(MergeState state) {
+  /**
+   * @param published what {@link #published} holds: the digest of the key's last published output,
+   *     or {@code null}
+   */
+  static StoredMergeState of(MergeState state, byte[] published) {
     return new StoredMergeState(
         state.base().isMissingNode() ? null : state.base(),
         state.baseVersion().orElse(null),
         state.patches().stream().map(p -> new StoredPatch(p.version(), p.body())).toList(),
         state.digest().toBytes(),
-        List.copyOf(state.sources()));
+        List.copyOf(state.sources()),
+        published);
   }
 
   MergeState restore(String mergeKey, int maxPatches) {

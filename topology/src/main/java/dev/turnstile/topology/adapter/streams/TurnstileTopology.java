@@ -12,9 +12,12 @@ import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyDescription;
 import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 
 /**
@@ -30,19 +33,19 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  *                                  -> servicebus-merge-input --^     |
  *                                                                    v
  *                                       merge-results.v1 &lt;- merge (merge-store)
- *                                              |
- *                                              v
- *                        post-merge (post-merge-store) -> post-merge.v1
+ *                                                                    | each published result
+ *                                                                    v
+ *                                                     post-merge -> post-merge.v1
  *
  * every stage may also write rejected-events.v1, each through its own counter and sink
  * </pre>
  *
- * <p><b>Four sub-topologies.</b> The device path, the Service Bus path, merge and post-merge share
- * no processor and no sink, so Kafka Streams makes them four sub-topologies whose tasks each read
- * one input partition. Were they joined (one shared rejections counter, one shared {@code
- * merge-inputs} sink), every task would read all four inputs and, to keep timestamp order across
- * them, wait for the hops it feeds itself, which are visible only once its own transaction commits:
- * the device path would advance one commit interval at a time.
+ * <p><b>Three sub-topologies.</b> The device path, the Service Bus path and merge share no
+ * processor and no sink, so Kafka Streams makes them three sub-topologies whose tasks each read one
+ * input partition. Were they joined (one shared rejections counter, one shared {@code merge-inputs}
+ * sink), every task would read all three inputs and, to keep timestamp order across them, wait for
+ * the hops it feeds itself, which are visible only once its own transaction commits: the device
+ * path would advance one commit interval at a time.
  *
  * <p><b>Why {@code merge-inputs.v1}.</b> The merge store must be keyed by merge key, but session
  * events arrive keyed by device and Service Bus messages by a per-entity key, on different topics:
@@ -53,9 +56,14 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * partitions and retention are declared (and checked against the k8s manifests) like every other
  * topic, do not depend on {@code application.id}, and the merge stage can be resumed or replayed
  * from it on its own. Under exactly-once the write to it commits with the feeders' input offsets.
- * The price: Kafka Streams does not purge it after commit, so its retention bounds it. Likewise
- * {@code post-merge} reads {@code merge-results.v1} rather than being a child of {@code merge}: the
- * design wants the two stages resumable independently.
+ * The price: Kafka Streams does not purge it after commit, so its retention bounds it.
+ *
+ * <p><b>Why post-merge has no topic of its own to read.</b> It runs in {@code merge}'s task on the
+ * result {@code merge} has just built ({@link PostMerge}), and remembers what it published in the
+ * key's merge state: reading {@code merge-results.v1} back and keeping a store of its own cost a
+ * record read, a JSON parse, a store read and a changelog record per result, for no guarantee the
+ * same transaction does not already give. Its rejections still go through their own counter, as
+ * stage {@code post-merge}.
  */
 public final class TurnstileTopology {
 
@@ -71,8 +79,7 @@ public final class TurnstileTopology {
     MergeSettings merge = config.merge();
     addDeviceSessions(builder, config, merge.sessionsEnabled());
     addServiceBusMergeInputs(builder, config, merge);
-    addMerge(builder, merge);
-    addPostMerge(builder, config, postMergeStep);
+    addMerge(builder, merge, postMergeStep);
     return builder.topology;
   }
 
@@ -138,7 +145,7 @@ public final class TurnstileTopology {
         Names.SERVICEBUS_MERGE_INPUT);
   }
 
-  private static void addMerge(Builder builder, MergeSettings merge) {
+  private static void addMerge(Builder builder, MergeSettings merge, PostMergeStep step) {
     builder.source(Names.MERGE_INPUTS_SOURCE, TopicCatalogue.MERGE_INPUTS);
     builder.stage(
         Names.MERGE,
@@ -146,36 +153,36 @@ public final class TurnstileTopology {
             merge.maxPatches(),
             merge.maxDocumentBytes(),
             MergeSettings.MAX_STORED_STATE_BYTES,
-            merge.retention()),
+            merge.retention(),
+            step),
         Names.MERGE_INPUTS_SOURCE);
     builder.sink(
         Outputs.MERGE_RESULTS,
         TopicCatalogue.MERGE_RESULTS,
         Serdes.ByteArray().serializer(),
         Names.MERGE);
-  }
-
-  private static void addPostMerge(Builder builder, TopologyConfig config, PostMergeStep step) {
-    builder.source(Names.MERGE_RESULTS_SOURCE, TopicCatalogue.MERGE_RESULTS);
-    builder.stage(
-        Names.POST_MERGE,
-        PostMergeProcessor.supplier(step, postMergeRetention(config)),
-        Names.MERGE_RESULTS_SOURCE);
     builder.sink(
         Outputs.POST_MERGE,
         TopicCatalogue.POST_MERGE,
-        PostMergeProcessor.OUTPUT_SERDE.serializer(),
-        Names.POST_MERGE);
+        PostMerge.OUTPUT_SERDE.serializer(),
+        Names.MERGE);
+    builder.rejections(Names.POST_MERGE, Names.MERGE);
   }
 
   /**
-   * How long post-merge remembers a merge key's last publication: the dedup retention, but less
-   * than the merge stage remembers the key (half of it), so a key the merge has forgotten, whose
-   * counts start again, is forgotten here first.
+   * The topics a topology's consumer reads: every source node's topics, under the deployment's
+   * names. What a consumer-lag measure sums and what a Kafka user must be allowed to read.
    */
-  static Duration postMergeRetention(TopologyConfig config) {
-    Duration half = config.merge().retention().dividedBy(2);
-    return config.get(DEDUP_RETENTION).compareTo(half) < 0 ? config.get(DEDUP_RETENTION) : half;
+  public static Set<String> sourceTopics(Topology topology) {
+    Set<String> topics = new TreeSet<>();
+    for (TopologyDescription.Subtopology sub : topology.describe().subtopologies()) {
+      for (TopologyDescription.Node node : sub.nodes()) {
+        if (node instanceof TopologyDescription.Source source) {
+          topics.addAll(source.topicSet());
+        }
+      }
+    }
+    return topics;
   }
 
   /**
@@ -217,12 +224,17 @@ public final class TurnstileTopology {
     <VIn> void stage(
         String name, ProcessorSupplier<String, VIn, Void, Void> supplier, String parent) {
       topology.addProcessor(name, supplier, parent);
-      child(Outputs.rejections(name), () -> new RejectionCounter(name), name);
+      rejections(name, name);
+    }
+
+    /** Stage {@code stage}'s rejections counter and sink, fed by processor {@code processor}. */
+    void rejections(String stage, String processor) {
+      child(Outputs.rejections(stage), () -> new RejectionCounter(stage), processor);
       sink(
-          Outputs.rejectionsSink(name),
+          Outputs.rejectionsSink(stage),
           TopicCatalogue.REJECTED_EVENTS,
           Rejections.serializer(),
-          Names.rejections(name));
+          Names.rejections(stage));
     }
 
     /** A stage that is the child its parent forwards {@code output} to. */

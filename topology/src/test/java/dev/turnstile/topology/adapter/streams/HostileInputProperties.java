@@ -137,12 +137,7 @@ class HostileInputProperties {
   @Provide
   Arbitrary<List<Input>> inputs() {
     return Arbitraries.oneOf(
-            deviceEvents(),
-            deviceEvents(),
-            serviceBus(),
-            serviceBus(),
-            mergeInputs(),
-            mergeResults())
+            deviceEvents(), deviceEvents(), serviceBus(), serviceBus(), mergeInputs())
         .list()
         .ofMinSize(1)
         .ofMaxSize(25);
@@ -351,23 +346,6 @@ class HostileInputProperties {
             identityHeaders(),
             timestamps())
         .as((v, h, ts) -> new Input(TopicCatalogue.MERGE_INPUTS.baseName(), "k1", v, h, ts, false));
-  }
-
-  private Arbitrary<Input> mergeResults() {
-    Arbitrary<String> value =
-        Arbitraries.of(
-            "{\"mergeResultId\":\""
-                + "a".repeat(64)
-                + "\",\"mergeKey\":\"k1\",\"version\":{\"explicit\":1,\"source\":\"s\",\"eventId\":\"e\"},\"document\":{\"startedAt\":5},\"contributingEvents\":[],\"contributionCount\":1,\"sources\":[\"s\"]}",
-            "{\"mergeResultId\":null}",
-            "{}");
-    return Combinators.combine(
-            Arbitraries.oneOf(value.map(StandardCharsetsHelper::utf8), hostileBytes()),
-            identityHeaders(),
-            timestamps())
-        .as(
-            (v, h, ts) ->
-                new Input(TopicCatalogue.MERGE_RESULTS.baseName(), "k1", v, h, ts, false));
   }
 
   // ---- shared pieces ----

@@ -9,11 +9,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.RejectedEvent;
 import dev.turnstile.schemas.RejectionReason;
+import dev.turnstile.schemas.TopicCatalogue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,19 +115,63 @@ class MergeTopologyTest {
   }
 
   @Test
-  void aReplayedMergeResultHasNoSecondPostMergeOutput() {
+  void aReplayedMergeInputHasNoSecondResultAndNoSecondPostMergeOutput() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      TestOutputTopic<String, byte[]> mergeInputs =
+          topology.driver.createOutputTopic(
+              TopicCatalogue.MERGE_INPUTS.baseName(),
+              new StringDeserializer(),
+              new ByteArrayDeserializer());
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+
+      // Anyone may write merge-inputs.v1 again (a replay from an offset, a second writer).
+      TestInputTopic<String, byte[]> replay =
+          topology.driver.createInputTopic(
+              TopicCatalogue.MERGE_INPUTS.baseName(),
+              new StringSerializer(),
+              new ByteArraySerializer());
+      for (TestRecord<String, byte[]> input : mergeInputs.readRecordsToList()) {
+        replay.pipeInput(
+            new TestRecord<>(input.key(), input.value(), input.headers(), input.timestamp()));
+      }
+
+      assertThat(topology.mergeResults.readValuesToList()).isEmpty();
+      assertThat(topology.postMergeOutputs()).isEmpty();
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
+  @Test
+  void aLatePatchThatChangesNoOutputPublishesNoSecondSettledSession() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendSession(topology);
+      sendBilling(topology, "m2", 20, BILLING);
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+
+      // An older correction arrives late: placed before m2, which still wins on every field.
+      sendBilling(topology, "m1", 10, "{\"dollars\":9.99}");
+
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(1);
+      assertThat(topology.postMergeOutputs()).isEmpty();
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
+  @Test
+  void aValueThatReturnsIsPublishedAgainEachTimeItChanges() {
     try (TopologyFixture topology = new TopologyFixture(stateDir)) {
       sendSession(topology);
       sendBilling(topology, "m1", 10, BILLING);
-      List<TestRecord<String, byte[]>> results = topology.mergeResults.readRecordsToList();
-      assertThat(topology.postMergeOutputs()).hasSize(1);
+      sendBilling(topology, "m2", 11, "{\"dollars\":2.00}");
+      sendBilling(topology, "m3", 12, "{\"dollars\":0}");
 
-      TestRecord<String, byte[]> last = results.get(results.size() - 1);
-      topology.mergeResultsIn.pipeInput(
-          new TestRecord<>(last.key(), last.value(), last.headers(), last.timestamp()));
-
-      assertThat(topology.postMergeOutputs()).isEmpty();
-      assertThat(topology.rejections()).isEmpty();
+      assertThat(topology.postMergeOutputs())
+          .extracting(o -> o.get("dollars").decimalValue().toPlainString())
+          .containsExactly("0", "2.00", "0");
     }
   }
 

@@ -8,11 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.DeviceSessionEventType;
-import dev.turnstile.topology.domain.merge.Contribution;
-import dev.turnstile.topology.domain.merge.MergeResult;
-import dev.turnstile.topology.domain.merge.MergeVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,11 +16,8 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,67 +72,6 @@ class RobustnessTest {
       }
       var types = t.sessionEvents().stream().map(e -> e.type()).toList();
       assertThat(types).containsExactly(DeviceSessionEventType.Expired);
-    }
-  }
-
-  private static void pipeResult(TopologyFixture t, String id, long ts, String dollars) {
-    pipeResult(t, id, ts, dollars, Long.parseLong(id.substring(0, 1)));
-  }
-
-  /**
-   * A merge result of key {@code K} with {@code count} contributions: the merge stage writes one
-   * key's results in order, each with one more.
-   */
-  private static void pipeResult(
-      TopologyFixture t, String id, long ts, String dollars, long count) {
-    ObjectNode doc = JsonNodeFactory.instance.objectNode();
-    doc.put("station", "st")
-        .put("startedAt", "2014-11-18T15:40:26-05:00")
-        .put("endedAt", "2014-11-18T17:40:26-05:00")
-        .put("durationMillis", 7200000)
-        .put("kwhTotal", 7.78)
-        .put("dollars", dollars)
-        .put("userId", "u");
-    MergeResult r =
-        new MergeResult(
-            id,
-            "K",
-            MergeVersion.sequence(ts, "src", id),
-            doc,
-            List.of(new Contribution("src", id)),
-            count,
-            new TreeSet<>(List.of("src")));
-    RecordHeaders h = new RecordHeaders();
-    h.add(CloudEventHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
-    h.add(CloudEventHeaders.SOURCE, OutputHeaders.SOURCE.getBytes(StandardCharsets.UTF_8));
-    t.mergeResultsIn.pipeInput(
-        new TestRecord<>("K", TopologyFixture.json(r), h, START.plusMillis(ts)));
-  }
-
-  @Test
-  void postMergeSuppressesARevertWhenTimestampsAreOutOfOrder() {
-    try (TopologyFixture t = new TopologyFixture(dir)) {
-      pipeResult(t, "1".repeat(64), 200, "1.00"); // A
-      pipeResult(t, "2".repeat(64), 100, "2.00"); // B (earlier timestamp, processed later)
-      pipeResult(t, "3".repeat(64), 150, "1.00"); // back to A
-      var outs = t.postMergeOutputs().stream().map(o -> o.get("dollars").asText()).toList();
-      assertThat(outs).containsExactly("1.00", "2.00", "1.00");
-    }
-  }
-
-  @Test
-  void postMergeIsIdempotentByResultIdAndNeverUndoesANewerOutput() {
-    try (TopologyFixture t = new TopologyFixture(dir)) {
-      pipeResult(t, "1".repeat(64), 100, "1.00"); // published
-      pipeResult(t, "1".repeat(64), 100, "1.00"); // the same result again: a duplicate
-      pipeResult(t, "2".repeat(64), 200, "2.00"); // published
-      pipeResult(t, "1".repeat(64), 300, "1.00"); // the older result again, later: dropped
-      pipeResult(t, "2".repeat(64), 200, "9.00"); // the same id with other content: a conflict
-      var outs = t.postMergeOutputs().stream().map(o -> o.get("dollars").asText()).toList();
-      assertThat(outs).containsExactly("1.00", "2.00");
-      assertThat(t.rejections())
-          .extracting(r -> r.reason().name())
-          .containsExactly("DUPLICATE_CONFLICT");
     }
   }
 

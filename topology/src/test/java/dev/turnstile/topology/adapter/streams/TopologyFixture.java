@@ -49,7 +49,6 @@ final class TopologyFixture implements AutoCloseable {
   final TestOutputTopic<String, byte[]> sessions;
   final TestOutputTopic<String, byte[]> rejected;
   final TestInputTopic<String, byte[]> serviceBus;
-  final TestInputTopic<String, byte[]> mergeResultsIn;
   final TestOutputTopic<String, byte[]> mergeResults;
   final TestOutputTopic<String, byte[]> postMerge;
 
@@ -78,7 +77,6 @@ final class TopologyFixture implements AutoCloseable {
     sessions = outputTopic(config, TopicCatalogue.DEVICE_SESSIONS);
     rejected = outputTopic(config, TopicCatalogue.REJECTED_EVENTS);
     serviceBus = inputTopic(config, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
-    mergeResultsIn = inputTopic(config, TopicCatalogue.MERGE_RESULTS);
     mergeResults = outputTopic(config, TopicCatalogue.MERGE_RESULTS);
     postMerge = outputTopic(config, TopicCatalogue.POST_MERGE);
   }
