@@ -61,9 +61,9 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * <p><b>Why post-merge has no topic of its own to read.</b> It runs in {@code merge}'s task on the
  * result {@code merge} has just built ({@link PostMerge}), and remembers what it published in the
  * key's merge state: reading {@code merge-results.v1} back and keeping a store of its own cost a
- * record read, a JSON parse, a store read and a changelog record per result, for no guarantee the
- * same transaction does not already give. Its rejections still go through their own counter, as
- * stage {@code post-merge}.
+ * record read, a JSON parse and a store read per result and a changelog record per publication, for
+ * no guarantee the same transaction does not already give. Its rejections still go through their
+ * own counter, as stage {@code post-merge}.
  */
 public final class TurnstileTopology {
 
