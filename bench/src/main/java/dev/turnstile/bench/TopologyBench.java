@@ -1,6 +1,8 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.TopologyApplication;
+import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,10 +22,10 @@ import org.apache.kafka.common.TopicPartition;
  * figure has its baseline measured in the same sitting.
  *
  * <p>A run is measured from the candidate's start to the moment its consumer group has committed
- * the whole input and (for the topology) its internal hops ({@code merge-inputs.v1}, {@code
- * merge-results.v1}) are drained: events per second of wall time, CPU per event of the candidate's
- * process and of the broker's, offsets written per event (outputs, changelogs, transaction
- * markers), and the state directory's size.
+ * the whole input and (for the topology) its internal hop ({@code merge-inputs.v1}) is drained:
+ * events per second of wall time, CPU per event of the candidate's process and of the broker's,
+ * offsets written per event (outputs, changelogs, transaction markers), and the state directory's
+ * size.
  */
 final class TopologyBench {
 
@@ -77,8 +79,17 @@ final class TopologyBench {
           TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
           TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName());
 
+  /**
+   * The topics the topology feeds itself and reads again: every topic it reads but the raw inputs.
+   * Derived from its source nodes: a topic it no longer reads would never be committed, and the
+   * wait for it to drain would never end.
+   */
   private static final List<String> HOPS =
-      List.of(TopicCatalogue.MERGE_INPUTS.baseName(), TopicCatalogue.MERGE_RESULTS.baseName());
+      TopologyApplication.sourceTopics(
+              TopologyConfig.of(Map.of("kafka.bootstrap.servers", "unused:9092")))
+          .stream()
+          .filter(t -> !INPUTS.contains(t))
+          .toList();
 
   private final Settings settings;
 
