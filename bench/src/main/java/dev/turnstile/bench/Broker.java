@@ -57,9 +57,17 @@ final class Broker implements AutoCloseable {
 
   /** Creates {@code topics} (catalogue layout, one replica) plus {@code extra} names. */
   void create(Collection<Topic> topics, Collection<String> extra) {
+    create("", topics, extra);
+  }
+
+  /**
+   * Creates {@code topics} under {@code prefix} (catalogue layout, one replica) plus {@code extra}
+   * names as given.
+   */
+  void create(String prefix, Collection<Topic> topics, Collection<String> extra) {
     List<NewTopic> created = new ArrayList<>();
     for (Topic topic : topics) {
-      NewTopic t = new NewTopic(topic.baseName(), topic.partitions(), (short) 1);
+      NewTopic t = new NewTopic(topic.name(prefix), topic.partitions(), (short) 1);
       t.configs(Map.of("retention.ms", Long.toString(topic.retentionMs())));
       created.add(t);
     }
