@@ -74,10 +74,19 @@ public final class Bench implements Runnable {
         description =
             "device events of the warm-up load (same shape, its own seed; with billing, its"
                 + " sessions' billing messages too): each candidate's JVM first runs the same"
-                + " candidate over it with its own application id, state and topics, closes it,"
-                + " then runs the measured pass, so the JIT has compiled the candidate's path"
-                + " before anything is measured; 0 measures a cold JVM (default: ${DEFAULT-VALUE})")
+                + " candidate over all of it with its own application id, state and topics, closes"
+                + " it, and repeats until --warmup-seconds have passed, then runs the measured"
+                + " pass, so the JIT has compiled the candidate's path before anything is measured;"
+                + " 0 measures a cold JVM (default: ${DEFAULT-VALUE})")
     long warmupEvents = 300_000;
+
+    @Option(
+        names = "--warmup-seconds",
+        description =
+            "warm-up passes go on until this long after the child JVM's start, at least one: the"
+                + " JIT needs time more than events (a pass-through's 300,000 take 3 s)"
+                + " (default: ${DEFAULT-VALUE})")
+    long warmupSeconds = 60;
 
     @Option(names = "--devices", description = "stations (default: ${DEFAULT-VALUE})")
     int devices = 10_000;
@@ -152,6 +161,7 @@ public final class Bench implements Runnable {
               data,
               events,
               warmupEvents,
+              warmupSeconds,
               devices,
               resendFraction,
               billing,
@@ -194,7 +204,9 @@ public final class Bench implements Runnable {
           warmupEvents > 0
               ? String.format(
                   Locale.ROOT,
-                  ", each candidate after a warm-up pass over %,d events of its own",
+                  ", each candidate after %d s or more of warm-up passes over %,d events of its"
+                      + " own",
+                  warmupSeconds,
                   warmupEvents)
               : ", no warm-up pass",
           "candidate",
@@ -216,6 +228,8 @@ public final class Bench implements Runnable {
                       events,
                       "warmupEvents",
                       warmupEvents,
+                      "warmupSeconds",
+                      warmupSeconds,
                       "devices",
                       devices,
                       "resendFraction",

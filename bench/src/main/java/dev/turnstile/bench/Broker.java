@@ -79,8 +79,13 @@ final class Broker implements AutoCloseable {
 
   /** Deletes every topic but {@code keep}, and waits until they are gone. */
   void deleteAllBut(Set<String> keep) {
+    delete(name -> !keep.contains(name));
+  }
+
+  /** Deletes every topic {@code which} accepts, and waits until they are gone. */
+  void delete(java.util.function.Predicate<String> which) {
     Set<String> names = get(admin.listTopics().names());
-    List<String> delete = names.stream().filter(n -> !keep.contains(n)).toList();
+    List<String> delete = names.stream().filter(which).toList();
     if (delete.isEmpty()) {
       return;
     }

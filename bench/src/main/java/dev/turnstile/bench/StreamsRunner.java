@@ -15,24 +15,23 @@ import org.apache.kafka.streams.KafkaStreams;
  * first commit.
  *
  * <p>Arguments: candidate label, then {@code key=value} topology configuration entries. Entries
- * written {@code warmup:key=value} ask for a <em>warm-up pass</em> first: the same candidate, with
- * the configuration those entries override (its own application id, state directory and topic
- * prefix), started before the measured one so that the JIT has compiled the candidate's code path
- * when the measured pass begins. The exchange with the harness is then:
+ * written {@code warmup:key=value} ask for <em>warm-up passes</em> first: the same candidate, with
+ * the configuration those entries override (its own state directory and topic prefix), run before
+ * the measured one so that the JIT has compiled the candidate's code path when the measured pass
+ * begins. The runner then takes commands on its standard input, one per line:
  *
- * <ol>
- *   <li>the runner starts the warm-up pass and prints {@code WARMUP-STARTED};
- *   <li>once the warm-up pass has processed its input, the harness writes {@code measure}: the
- *       runner closes the warm-up client (it must reach {@code NOT_RUNNING}, else the runner
- *       fails), collects the garbage it left, and prints {@code WARMED <ms the close took>};
- *   <li>the harness reads its figures, writes {@code start}: the runner starts the measured pass
- *       (and the profiler, when asked: {@link Profiler#startWhenAsked()}) and prints {@code
- *       STARTED}.
- * </ol>
+ * <ul>
+ *   <li>{@code warmup <application id>}: starts a warm-up pass under that application id, prints
+ *       {@code WARMUP-STARTED};
+ *   <li>{@code close}: closes it (it must reach {@code NOT_RUNNING}, else the runner fails),
+ *       collects the garbage it left, prints {@code WARMED <ms the close took>};
+ *   <li>{@code start}: starts the measured pass (and the profiler, when asked: {@link
+ *       Profiler#startWhenAsked()}), prints {@code STARTED}.
+ * </ul>
  */
 public final class StreamsRunner {
 
-  /** Marks an argument as an entry of the warm-up pass's configuration. */
+  /** Marks an argument as an entry of the warm-up passes' configuration. */
   static final String WARMUP = "warmup:";
 
   public static void main(String[] args) throws Exception {
@@ -51,12 +50,8 @@ public final class StreamsRunner {
     }
     BufferedReader commands =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    if (!warmup.isEmpty()) {
-      Map<String, String> warmupValues = new HashMap<>(values);
-      warmupValues.putAll(warmup);
-      if (!warmUp(candidate, TopologyConfig.of(warmupValues), commands)) {
-        return;
-      }
+    if (!warmup.isEmpty() && !warmUp(candidate, values, warmup, commands)) {
+      return;
     }
     TopologyConfig config = TopologyConfig.of(values);
     Runnable stopProfiling = Profiler.startWhenAsked();
@@ -71,36 +66,50 @@ public final class StreamsRunner {
   }
 
   /**
-   * Runs the warm-up pass until the harness says {@code measure}, closes it, then waits for {@code
-   * start}.
+   * Runs warm-up passes as the harness asks, until it says {@code start}.
    *
    * @return false when the harness closed our stdin instead
    */
   private static boolean warmUp(
-      StreamsCandidate candidate, TopologyConfig config, BufferedReader commands) throws Exception {
-    StreamsCandidate.Running warming = candidate.start(config);
-    String measure;
-    long closing;
+      StreamsCandidate candidate,
+      Map<String, String> values,
+      Map<String, String> warmup,
+      BufferedReader commands)
+      throws Exception {
+    StreamsCandidate.Running warming = null;
     try {
-      say("WARMUP-STARTED");
-      measure = commands.readLine();
-    } finally {
-      closing = System.nanoTime();
-      warming.close();
-    }
-    if (measure == null) {
+      for (String command = commands.readLine(); command != null; command = commands.readLine()) {
+        if (command.startsWith("warmup ")) {
+          Map<String, String> pass = new HashMap<>(values);
+          pass.putAll(warmup);
+          pass.put("topology.application-id", command.substring("warmup ".length()).trim());
+          warming = candidate.start(TopologyConfig.of(pass));
+          say("WARMUP-STARTED");
+        } else if (command.equals("close") && warming != null) {
+          long closing = System.nanoTime();
+          warming.close();
+          if (warming.state() != KafkaStreams.State.NOT_RUNNING) {
+            throw new IllegalStateException(
+                "a warm-up pass did not close cleanly: its client is " + warming.state());
+          }
+          warming = null;
+          long closeMillis = (System.nanoTime() - closing) / 1_000_000;
+          // Its records, stores' buffers and clients are garbage now: collected here, not in the
+          // measured window.
+          System.gc();
+          say("WARMED " + closeMillis);
+        } else if (command.equals("start") && warming == null) {
+          return true;
+        } else {
+          throw new IllegalStateException("unexpected command: " + command);
+        }
+      }
       return false;
+    } finally {
+      if (warming != null) {
+        warming.close();
+      }
     }
-    if (warming.state() != KafkaStreams.State.NOT_RUNNING) {
-      throw new IllegalStateException(
-          "the warm-up pass did not close cleanly: its client is " + warming.state());
-    }
-    long closeMillis = (System.nanoTime() - closing) / 1_000_000;
-    // Its records, stores' buffers and clients are garbage now: collected here, not in the
-    // measured window.
-    System.gc();
-    say("WARMED " + closeMillis);
-    return commands.readLine() != null;
   }
 
   private static void say(String line) {

@@ -25,13 +25,16 @@ import org.apache.kafka.common.TopicPartition;
  * process and of the broker's, offsets written per event (outputs, changelogs, transaction
  * markers), and the state directory's size.
  *
- * <p>With {@code warmupEvents} above 0, each candidate's JVM first runs a <em>warm-up pass</em>:
+ * <p>With {@code warmupEvents} above 0, each candidate's JVM first runs <em>warm-up passes</em>:
  * the same candidate over a warm-up load of the same shape (written once, under the topic prefix
  * {@value #WARMUP_PREFIX}, billing included when on), with an application id, state directory and
- * topics of its own, until it has processed all of it; the JVM closes that client and only then
- * starts the measured pass. Nothing of the warm-up pass (time, CPU, records written) counts in a
- * measured figure: the measured pass is counted from the moment it is started, and what it wrote
- * only on its own topics.
+ * topics of its own, until it has processed all of it; the JVM closes that client and starts
+ * another pass (a new application id, the warm-up outputs emptied) until {@code warmupSeconds} have
+ * passed since the JVM started, and only then starts the measured pass. A JVM's C2 compiler works
+ * through a long queue behind the code that made methods hot: on two cores a pass-through over
+ * 300,000 events (a few seconds) leaves most of it to the measured pass, whatever the size of one
+ * pass. Nothing of the warm-up (time, CPU, records written) counts in a measured figure: the
+ * measured pass is counted from the moment it is started, and what it wrote only on its own topics.
  */
 final class TopologyBench {
 
@@ -42,6 +45,7 @@ final class TopologyBench {
       Path dataset,
       long events,
       long warmupEvents,
+      long warmupSeconds,
       int devices,
       double resendFraction,
       boolean billing,
@@ -58,12 +62,14 @@ final class TopologyBench {
 
   /**
    * One measured run of one candidate. Rates and CPU are measured from the moment its measured pass
-   * had processed {@code warmFraction} of its input to the end (after the warm-up pass, if any);
+   * had processed {@code warmFraction} of its input to the end (after the warm-up passes, if any);
    * what it wrote counts over the whole measured pass.
    *
-   * @param warmupEvents the input records its warm-up pass processed (0: none)
-   * @param warmupSeconds the warm-up pass's wall time, from the JVM's start until it was drained
-   * @param warmupJitShare the share of the warm-up pass's CPU that the JIT compilers spent
+   * @param warmupPasses the warm-up passes before the measured pass (0: none)
+   * @param warmupEvents the input records each warm-up pass processed
+   * @param warmupSeconds the warm-up's wall time, from the JVM's start until its last pass closed
+   * @param warmupJitShare the share of the warm-up's CPU that the JIT compilers spent
+   * @param warmupLastPassJitShare the same share in its last pass alone: how warm the JVM was
    * @param events the input records the run processed
    * @param jitShare the share of the measured app CPU that the JIT compilers spent: what is left of
    *     the warm-up (a long-running process pays none of it)
@@ -73,9 +79,11 @@ final class TopologyBench {
   record Run(
       String candidate,
       int round,
+      int warmupPasses,
       long warmupEvents,
       double warmupSeconds,
       double warmupJitShare,
+      double warmupLastPassJitShare,
       long events,
       double seconds,
       double eventsPerSecond,
@@ -252,8 +260,8 @@ final class TopologyBench {
     settings.topologyOverrides().forEach((k, v) -> args.add(k + "=" + v));
     if (warmingUp()) {
       // Same candidate and overrides; nothing shared with the measured pass: not its group,
-      // offsets, transactional ids, changelogs, state directory or topics.
-      args.add(StreamsRunner.WARMUP + "topology.application-id=" + warmupAppId);
+      // offsets, transactional ids, changelogs, state directory or topics (each pass gets an
+      // application id of its own from warmUp).
       args.add(StreamsRunner.WARMUP + "topology.state-dir=" + warmupStateDir);
       args.add(StreamsRunner.WARMUP + "topic.prefix=" + WARMUP_PREFIX);
     }
@@ -262,7 +270,7 @@ final class TopologyBench {
     if (round == 1 && settings.profiled().contains(candidate)) {
       profile = settings.outputDir().resolve("profile-" + candidate.label + ".jfr");
       if (warmingUp()) {
-        // Recorded from the measured pass's start: the warm-up pass is not in the profile.
+        // Recorded from the measured pass's start: the warm-up is not in the profile.
         jvm.addAll(Profiler.deferredAgentOptions(profile, settings.profileEvent()));
       } else {
         jvm.add(Profiler.agentOption(profile, settings.profileEvent()));
@@ -281,18 +289,19 @@ final class TopologyBench {
       if (warmingUp()) {
         warmedUp = warmUp(broker, child, candidate, warmupAppId, start.nanos());
         System.out.printf(
-            "round %d %-13s warm-up pass: %,d events in %.1f s (JVM start to drained), app CPU"
-                + " %.1f µs/event (JIT %.0f%%); closed in %.1f s, compilers idle %.1f s later"
-                + " (%.1f s of their CPU); none of it counted below%n",
+            "round %d %-13s warm-up: %d pass%s over %,d events in %.1f s (JVM start to the last"
+                + " closed), JIT %.0f%% of its CPU; last pass %.1f s, JIT %.0f%%; compilers idle"
+                + " %.1f s later; none of it counted below%n",
             round,
             candidate.label,
+            warmedUp.passes(),
+            warmedUp.passes() == 1 ? "" : "es",
             warmedUp.events(),
             warmedUp.seconds(),
-            warmedUp.cpuNanos() / 1e3 / warmedUp.events(),
             warmedUp.jitShare() * 100,
-            warmedUp.closeMillis() / 1e3,
-            warmedUp.settleSeconds(),
-            warmedUp.settleJitNanos() / 1e9);
+            warmedUp.lastPassSeconds(),
+            warmedUp.lastPassJitShare() * 100,
+            warmedUp.settleSeconds());
         // The measured pass starts now: what came before counts in no figure.
         before = writtenOffsets(broker);
         start =
@@ -361,9 +370,11 @@ final class TopologyBench {
       return new Run(
           candidate.label,
           round,
+          warmedUp.passes(),
           warmedUp.events(),
           warmedUp.seconds(),
           warmedUp.jitShare(),
+          warmedUp.lastPassJitShare(),
           events,
           seconds,
           measured / seconds,
@@ -383,48 +394,76 @@ final class TopologyBench {
   }
 
   /**
-   * What a warm-up pass did: the input records it processed, its wall time from the JVM's start
-   * until it was drained, the child's CPU and its compilers' share of it by then, how long the
-   * client took to close, then how long the compilers took to fall idle and the CPU they spent
-   * meanwhile.
+   * What the warm-up did: its passes, the input records each processed, its wall time from the
+   * JVM's start until the last pass closed, the share of the child's CPU its compilers took by then
+   * and in the last pass alone (from its start to drained), that pass's wall time, and how long the
+   * compilers then took to fall idle.
    */
   private record WarmedUp(
+      int passes,
       long events,
       double seconds,
-      long cpuNanos,
       double jitShare,
-      long closeMillis,
-      double settleSeconds,
-      long settleJitNanos) {}
+      double lastPassSeconds,
+      double lastPassJitShare,
+      double settleSeconds) {}
 
   /**
-   * Lets the child's warm-up pass process the whole warm-up input (for the topology, drain its hops
-   * too), has the child close it, then waits until the child's JIT compilers are idle: they compile
-   * in the background, behind the code that made a method hot, and on a busy machine their queue
-   * outlasts the pass.
+   * Warm-up passes in the child until {@code warmupSeconds} have passed since {@code began} (at
+   * least one): each lets a new client process the whole warm-up input (for the topology, drain its
+   * hops too) under an application id of its own, then has the child close it; then waits until the
+   * child's JIT compilers are idle, so that no compilation queued by the warm-up lands in the
+   * measured window.
    */
-  private static WarmedUp warmUp(
-      Broker broker, ChildJvm child, StreamsCandidate candidate, String group, long began) {
+  private WarmedUp warmUp(
+      Broker broker, ChildJvm child, StreamsCandidate candidate, String application, long began) {
     Map<TopicPartition, Long> end = broker.endOffsets(inputs(candidate, WARMUP_PREFIX));
     long events = end.values().stream().mapToLong(Long::longValue).sum();
-    child.await("WARMUP-STARTED", Duration.ofMinutes(2));
-    awaitDrained(broker, group, end, hops(candidate, WARMUP_PREFIX), processed -> {});
+    long until = began + Duration.ofSeconds(settings.warmupSeconds()).toNanos();
+    int passes = 0;
+    double lastSeconds;
+    double lastJitShare;
+    do {
+      if (passes > 0) {
+        resetWarmupOutputs(broker);
+      }
+      passes++;
+      String group = application + "-p" + passes;
+      long passBegan = System.nanoTime();
+      long cpu = child.cpuNanos();
+      long jit = child.compilerCpuNanos();
+      child.send("warmup " + group);
+      child.await("WARMUP-STARTED", Duration.ofMinutes(2));
+      awaitDrained(broker, group, end, hops(candidate, WARMUP_PREFIX), processed -> {});
+      lastSeconds = (System.nanoTime() - passBegan) / 1e9;
+      lastJitShare = (double) (child.compilerCpuNanos() - jit) / (child.cpuNanos() - cpu);
+      child.send("close");
+      child.await("WARMED", Duration.ofMinutes(2));
+    } while (System.nanoTime() < until);
     double seconds = (System.nanoTime() - began) / 1e9;
-    long cpu = child.cpuNanos();
-    long jit = child.compilerCpuNanos();
-    child.send("measure");
-    long closeMillis = Long.parseLong(child.await("WARMED", Duration.ofMinutes(2)));
+    double jitShare = (double) child.compilerCpuNanos() / child.cpuNanos();
     long settling = System.nanoTime();
-    long jitBefore = child.compilerCpuNanos();
-    long jitAfter = awaitIdleCompilers(child);
+    awaitIdleCompilers(child);
     return new WarmedUp(
+        passes,
         events,
         seconds,
-        cpu,
-        (double) jit / cpu,
-        closeMillis,
-        (System.nanoTime() - settling) / 1e9,
-        jitAfter - jitBefore);
+        jitShare,
+        lastSeconds,
+        lastJitShare,
+        (System.nanoTime() - settling) / 1e9);
+  }
+
+  /** Empties the warm-up outputs, hops and changelogs for the next pass; keeps its input. */
+  private static void resetWarmupOutputs(Broker broker) {
+    broker.delete(
+        t ->
+            t.startsWith(WARMUP_PREFIX) && !WARMUP_INPUTS.contains(t)
+                || t.startsWith(WARMUP_APPLICATION));
+    broker.create(
+        WARMUP_PREFIX,
+        TopicCatalogue.ALL.stream().filter(t -> !INPUTS.contains(t.baseName())).toList(),
+        List.of(WARMUP_PREFIX + StreamsCandidate.OUTPUT));
   }
 
   /** Compiler CPU per second under which the compilers count as idle: one {@code /proc} tick. */
@@ -432,9 +471,9 @@ final class TopologyBench {
 
   /**
    * Until the child's compiler threads spent at most {@link #IDLE_COMPILER_NANOS} over the last
-   * second (at most a minute); their CPU then.
+   * second (at most a minute).
    */
-  private static long awaitIdleCompilers(ChildJvm child) {
+  private static void awaitIdleCompilers(ChildJvm child) {
     long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
     java.util.ArrayDeque<Long> lastSecond = new java.util.ArrayDeque<>();
     while (true) {
@@ -445,7 +484,7 @@ final class TopologyBench {
       }
       if (lastSecond.size() == 6 && now - lastSecond.getFirst() <= IDLE_COMPILER_NANOS
           || System.nanoTime() > deadline) {
-        return now;
+        return;
       }
       Broker.pause();
     }

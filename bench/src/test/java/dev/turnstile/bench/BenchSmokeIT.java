@@ -14,9 +14,10 @@ import picocli.CommandLine;
 /**
  * The benchmark harness in its short form, as CI runs it: a broker process, a few thousand events
  * through the bridge's write path, a pass-through and the topology each in its own JVM (each after
- * a warm-up pass over an input of its own), a results file and a chart; the bridge benchmark
- * (without Strimzi, which CI does not build) and the end-to-end one in a few seconds each. Checks
- * the harness works and its figures are sane, not how fast anything is.
+ * warm-up passes over an input of its own, more than one for the pass-through), a results file and
+ * a chart; the bridge benchmark (without Strimzi, which CI does not build) and the end-to-end one
+ * in a few seconds each. Checks the harness works and its figures are sane, not how fast anything
+ * is.
  */
 class BenchSmokeIT {
 
@@ -34,6 +35,8 @@ class BenchSmokeIT {
                 "3000",
                 "--warmup-events",
                 "2000",
+                "--warmup-seconds",
+                "10",
                 "--devices",
                 "100",
                 "--runs",
