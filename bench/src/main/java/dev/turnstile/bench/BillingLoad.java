@@ -6,7 +6,6 @@ import dev.turnstile.bridge.application.RelayServiceBusMessageService;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.Complete;
 import dev.turnstile.bridge.port.in.RelayServiceBusMessageUseCase.ReceivedMessage;
 import dev.turnstile.bridge.port.out.BodyValidator;
-import dev.turnstile.schemas.TopicCatalogue;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,20 +19,21 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Writes one billing message per session of a {@link DeviceEventLoad} to {@code
- * servicebus-messages.raw.v1} through the bridge's own Service Bus relay (the records are what the
- * bridge writes for a message received from the {@code billing} queue: body unchanged, CloudEvents
- * and {@code ce_sb*} headers, {@code sb-prop-mergeKey}), so each session merges with its billing
- * and settles on {@code post-merge.v1}.
+ * servicebus-messages.raw.v1} (or a topic of the same layout) through the bridge's own Service Bus
+ * relay (the records are what the bridge writes for a message received from the {@code billing}
+ * queue: body unchanged, CloudEvents and {@code ce_sb*} headers, {@code sb-prop-mergeKey}), so each
+ * session merges with its billing and settles on {@code post-merge.v1}.
  */
 final class BillingLoad {
 
   private BillingLoad() {}
 
   /**
+   * @param topic where the messages go, e.g. {@code servicebus-messages.raw.v1}
    * @param sessionRefs the sessions of the device load, each billed once under its reference
    * @return billing messages written
    */
-  static long write(String bootstrap, List<String> sessionRefs) {
+  static long write(String bootstrap, String topic, List<String> sessionRefs) {
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             Map.of("bootstrap.servers", bootstrap),
@@ -47,10 +47,7 @@ final class BillingLoad {
             Map.of(
                 "billing",
                 new RelayServiceBusMessageService.Route(
-                    TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
-                    KeyRule.parse("property:mergeKey"),
-                    true,
-                    BodyValidator.NONE)));
+                    topic, KeyRule.parse("property:mergeKey"), true, BodyValidator.NONE)));
     Semaphore window = new Semaphore(10_000);
     AtomicReference<Throwable> failure = new AtomicReference<>();
     AtomicLong written = new AtomicLong();

@@ -57,9 +57,17 @@ final class Broker implements AutoCloseable {
 
   /** Creates {@code topics} (catalogue layout, one replica) plus {@code extra} names. */
   void create(Collection<Topic> topics, Collection<String> extra) {
+    create("", topics, extra);
+  }
+
+  /**
+   * Creates {@code topics} under {@code prefix} (catalogue layout, one replica) plus {@code extra}
+   * names as given.
+   */
+  void create(String prefix, Collection<Topic> topics, Collection<String> extra) {
     List<NewTopic> created = new ArrayList<>();
     for (Topic topic : topics) {
-      NewTopic t = new NewTopic(topic.baseName(), topic.partitions(), (short) 1);
+      NewTopic t = new NewTopic(topic.name(prefix), topic.partitions(), (short) 1);
       t.configs(Map.of("retention.ms", Long.toString(topic.retentionMs())));
       created.add(t);
     }
@@ -71,8 +79,13 @@ final class Broker implements AutoCloseable {
 
   /** Deletes every topic but {@code keep}, and waits until they are gone. */
   void deleteAllBut(Set<String> keep) {
+    delete(name -> !keep.contains(name));
+  }
+
+  /** Deletes every topic {@code which} accepts, and waits until they are gone. */
+  void delete(java.util.function.Predicate<String> which) {
     Set<String> names = get(admin.listTopics().names());
-    List<String> delete = names.stream().filter(n -> !keep.contains(n)).toList();
+    List<String> delete = names.stream().filter(which).toList();
     if (delete.isEmpty()) {
       return;
     }

@@ -129,6 +129,16 @@ final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** Writes {@code line} to the child's stdin (the topology runner takes commands there). */
+  void send(String line) {
+    try {
+      process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write to the child; its log: " + log, e);
+    }
+  }
+
   long pid() {
     return process.pid();
   }

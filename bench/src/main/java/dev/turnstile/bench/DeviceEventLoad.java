@@ -8,7 +8,6 @@ import dev.turnstile.local.ChargingSession;
 import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.DeviceEventType;
 import dev.turnstile.schemas.OccurredAtWindow;
-import dev.turnstile.schemas.TopicCatalogue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,9 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writes device events to {@code device-events.raw.v1} through the bridge's own write path ({@link
- * AcceptDeviceEventService} with the real Kafka publisher, its duplicate cache off), so the records
- * are exactly what the bridge writes: key, CloudEvents headers, JSON value, timestamp.
+ * Writes device events to {@code device-events.raw.v1} (or a topic of the same layout, such as a
+ * benchmark's warm-up input) through the bridge's own write path ({@link AcceptDeviceEventService}
+ * with the real Kafka publisher, its duplicate cache off), so the records are exactly what the
+ * bridge writes: key, CloudEvents headers, JSON value, timestamp.
  *
  * <p>Shape: a fleet, not a drill. {@code devices} stations each run sessions one after another on a
  * simulated timeline: a session lasts a duration drawn from the EV dataset's sessions ({@code
@@ -73,10 +73,17 @@ final class DeviceEventLoad {
   private DeviceEventLoad() {}
 
   /**
+   * @param topic where the events go, e.g. {@code device-events.raw.v1}
    * @param dataset the EV charging sessions CSV whose session durations are drawn
    */
   static Loaded write(
-      String bootstrap, Path dataset, long records, int devices, double resendFraction, long seed) {
+      String bootstrap,
+      String topic,
+      Path dataset,
+      long records,
+      int devices,
+      double resendFraction,
+      long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] durations = durationsFromDataset(dataset);
     List<Send> sends = new ArrayList<>();
@@ -119,7 +126,7 @@ final class DeviceEventLoad {
     long end = written.stream().mapToLong(Send::occurredMillis).max().orElse(0);
     OffsetDateTime t0 =
         OffsetDateTime.now(ZoneOffset.UTC).minusDays(1).minus(Duration.ofMillis(end));
-    Written result = send(bootstrap, written, t0);
+    Written result = send(bootstrap, topic, written, t0);
     long distinct = written.stream().filter(s -> s.order() < sends.size()).count();
     List<String> refs = completeSessions(written);
     return new Loaded(
@@ -174,7 +181,7 @@ final class DeviceEventLoad {
 
   private record Written(long records, double seconds) {}
 
-  private static Written send(String bootstrap, List<Send> sends, OffsetDateTime t0) {
+  private static Written send(String bootstrap, String topic, List<Send> sends, OffsetDateTime t0) {
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             Map.of("bootstrap.servers", bootstrap),
@@ -184,7 +191,7 @@ final class DeviceEventLoad {
     AcceptDeviceEventService service =
         new AcceptDeviceEventService(
             publisher,
-            TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
+            topic,
             Clock.systemUTC(),
             new BridgeMetrics(new SimpleMeterRegistry()),
             0,

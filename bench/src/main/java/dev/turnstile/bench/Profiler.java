@@ -27,17 +27,55 @@ final class Profiler {
    *     thread waits shows too)
    */
   static String agentOption(Path jfr, String event) {
-    Path library = extractAgent();
+    return "-agentpath:" + extractAgent() + "=start," + recording(jfr, event);
+  }
+
+  /** What is recorded, and where: async-profiler's options after {@code start}. */
+  private static String recording(Path jfr, String event) {
     String interval = "wall".equals(event) ? "5ms" : "1ms";
-    return "-agentpath:"
-        + library
-        + "=start,event="
-        + event
-        + ",interval="
-        + interval
-        + ",file="
-        + jfr
-        + ",jfr";
+    return "event=" + event + ",interval=" + interval + ",file=" + jfr + ",jfr";
+  }
+
+  /** System property naming the loaded agent, for {@link #startWhenAsked()}. */
+  private static final String LIBRARY_PROPERTY = "turnstile.bench.profiler";
+
+  /** System property holding the recording's options, for {@link #startWhenAsked()}. */
+  private static final String RECORDING_PROPERTY = "turnstile.bench.profile";
+
+  /**
+   * JVM options that load the agent without starting it: the JVM starts the recording itself when
+   * its code calls {@link #startWhenAsked()} (the topology benchmark's child, once its warm-up pass
+   * is over), so the profile holds only what follows.
+   */
+  static List<String> deferredAgentOptions(Path jfr, String event) {
+    Path library = extractAgent();
+    return List.of(
+        "-agentpath:" + library,
+        "-D" + LIBRARY_PROPERTY + "=" + library,
+        "-D" + RECORDING_PROPERTY + "=" + recording(jfr, event));
+  }
+
+  /**
+   * In a JVM started with {@link #deferredAgentOptions}: starts the recording and returns what
+   * stops it and writes the file. Elsewhere: does nothing.
+   */
+  static Runnable startWhenAsked() {
+    String library = System.getProperty(LIBRARY_PROPERTY);
+    String recording = System.getProperty(RECORDING_PROPERTY);
+    if (library == null || recording == null) {
+      return () -> {};
+    }
+    one.profiler.AsyncProfiler profiler = one.profiler.AsyncProfiler.getInstance(library);
+    execute(profiler, "start," + recording);
+    return () -> execute(profiler, "stop," + recording);
+  }
+
+  private static void execute(one.profiler.AsyncProfiler profiler, String command) {
+    try {
+      profiler.execute(command);
+    } catch (IOException e) {
+      throw new UncheckedIOException("async-profiler refused " + command, e);
+    }
   }
 
   /**

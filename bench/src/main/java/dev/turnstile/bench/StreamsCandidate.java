@@ -3,6 +3,7 @@ package dev.turnstile.bench;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
 import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.config.TopologyConfigModel;
 import java.time.Duration;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
@@ -50,20 +51,57 @@ enum StreamsCandidate {
     throw new IllegalArgumentException("unknown candidate " + label);
   }
 
-  /** Starts it and returns the running client's close action. */
-  AutoCloseable start(TopologyConfig config) {
+  /** A started candidate: its Kafka Streams client's state, and its close. */
+  interface Running extends AutoCloseable {
+    KafkaStreams.State state();
+
+    /** Closes the client; {@link #state()} is {@code NOT_RUNNING} after a clean close. */
+    @Override
+    void close();
+  }
+
+  /** Starts it and returns the running client. */
+  Running start(TopologyConfig config) {
     if (this == TURNSTILE) {
       TopologyApplication app = TopologyApplication.start(config);
-      return app;
+      return new Running() {
+        @Override
+        public KafkaStreams.State state() {
+          return app.state();
+        }
+
+        @Override
+        public void close() {
+          app.close();
+        }
+      };
     }
     Topology topology = this == PASS_THROUGH ? passThrough(config) : naiveDedup(config);
     KafkaStreams streams =
         new KafkaStreams(topology, TopologyApplication.streamsProperties(config));
     streams.start();
-    return () -> streams.close(Duration.ofSeconds(30));
+    return new Running() {
+      @Override
+      public KafkaStreams.State state() {
+        return streams.state();
+      }
+
+      @Override
+      public void close() {
+        streams.close(Duration.ofSeconds(30));
+      }
+    };
   }
 
-  /** Device events from the raw topic to {@link #OUTPUT}, nothing else. */
+  /**
+   * {@link #OUTPUT} under the configured {@code topic.prefix}, like every topic of the topology (a
+   * warm-up pass writes its own).
+   */
+  static String output(TopologyConfig config) {
+    return config.get(TopologyConfigModel.TOPIC_PREFIX) + OUTPUT;
+  }
+
+  /** Device events from the raw topic to {@link #output}, nothing else. */
   static Topology passThrough(TopologyConfig config) {
     Topology topology = new Topology();
     topology.addSource(
@@ -72,7 +110,11 @@ enum StreamsCandidate {
         Serdes.ByteArray().deserializer(),
         config.topic(TopicCatalogue.DEVICE_EVENTS_RAW));
     topology.addSink(
-        "sink", OUTPUT, Serdes.String().serializer(), Serdes.ByteArray().serializer(), "source");
+        "sink",
+        output(config),
+        Serdes.String().serializer(),
+        Serdes.ByteArray().serializer(),
+        "source");
     return topology;
   }
 
@@ -120,7 +162,7 @@ enum StreamsCandidate {
     topology.addProcessor("naive-dedup", dedup, "source");
     topology.addSink(
         "sink",
-        OUTPUT,
+        output(config),
         Serdes.String().serializer(),
         Serdes.ByteArray().serializer(),
         "naive-dedup");

@@ -26,6 +26,17 @@ import org.apache.kafka.common.TopicPartition;
  * events per second of wall time, CPU per event of the candidate's process and of the broker's,
  * offsets written per event (outputs, changelogs, transaction markers), and the state directory's
  * size.
+ *
+ * <p>With {@code warmupEvents} above 0, each candidate's JVM first runs <em>warm-up passes</em>:
+ * the same candidate over a warm-up load of the same shape (written once, under the topic prefix
+ * {@value #WARMUP_PREFIX}, billing included when on), with an application id, state directory and
+ * topics of its own, until it has processed all of it; the JVM closes that client and starts
+ * another pass (a new application id, the warm-up outputs emptied) until {@code warmupSeconds} have
+ * passed since the JVM started, and only then starts the measured pass. A JVM's C2 compiler works
+ * through a long queue behind the code that made methods hot: on two cores a pass-through over
+ * 300,000 events (a few seconds) leaves most of it to the measured pass, whatever the size of one
+ * pass. Nothing of the warm-up (time, CPU, records written) counts in a measured figure: the
+ * measured pass is counted from the moment it is started, and what it wrote only on its own topics.
  */
 final class TopologyBench {
 
@@ -35,6 +46,8 @@ final class TopologyBench {
   record Settings(
       Path dataset,
       long events,
+      long warmupEvents,
+      long warmupSeconds,
       int devices,
       double resendFraction,
       boolean billing,
@@ -50,10 +63,15 @@ final class TopologyBench {
       Path outputDir) {}
 
   /**
-   * One measured run of one candidate. Rates and CPU are measured once the candidate is warm: from
-   * the moment it had processed {@code warmFraction} of its input to the end; what it wrote counts
-   * over the whole run.
+   * One measured run of one candidate. Rates and CPU are measured from the moment its measured pass
+   * had processed {@code warmFraction} of its input to the end (after the warm-up passes, if any);
+   * what it wrote counts over the whole measured pass.
    *
+   * @param warmupPasses the warm-up passes before the measured pass (0: none)
+   * @param warmupEvents the input records each warm-up pass processed
+   * @param warmupSeconds the warm-up's wall time, from the JVM's start until its last pass closed
+   * @param warmupJitShare the share of the warm-up's CPU that the JIT compilers spent
+   * @param warmupLastPassJitShare the same share in its last pass alone: how warm the JVM was
    * @param events the input records the run processed
    * @param jitShare the share of the measured app CPU that the JIT compilers spent: what is left of
    *     the warm-up (a long-running process pays none of it)
@@ -63,6 +81,11 @@ final class TopologyBench {
   record Run(
       String candidate,
       int round,
+      int warmupPasses,
+      long warmupEvents,
+      double warmupSeconds,
+      double warmupJitShare,
+      double warmupLastPassJitShare,
       long events,
       double seconds,
       double eventsPerSecond,
@@ -91,6 +114,20 @@ final class TopologyBench {
           .filter(t -> !INPUTS.contains(t))
           .toList();
 
+  /** The topic prefix of the warm-up passes: their inputs, outputs and hops. */
+  static final String WARMUP_PREFIX = "warmup.";
+
+  /**
+   * What the warm-up passes' application ids start with, hence their internal topics (changelogs).
+   */
+  private static final String WARMUP_APPLICATION = "bench-warmup-";
+
+  private static final Set<String> WARMUP_INPUTS =
+      INPUTS.stream().map(t -> WARMUP_PREFIX + t).collect(java.util.stream.Collectors.toSet());
+
+  /** The warm-up load's seed: the measured load's shape, not its ids. */
+  private static final long WARMUP_SEED = 19700101L;
+
   private final Settings settings;
 
   TopologyBench(Settings settings) {
@@ -102,6 +139,10 @@ final class TopologyBench {
     try (Broker broker =
         Broker.start(settings.workDir().resolve("kafka"), settings.workDir().resolve("logs"))) {
       broker.create(TopicCatalogue.ALL, List.of(StreamsCandidate.OUTPUT));
+      if (warmingUp()) {
+        broker.create(
+            WARMUP_PREFIX, TopicCatalogue.ALL, List.of(WARMUP_PREFIX + StreamsCandidate.OUTPUT));
+      }
       System.out.printf(
           "loading %,d device events (%,d devices, %.0f%% resent) through the bridge's write"
               + " path...%n",
@@ -109,6 +150,7 @@ final class TopologyBench {
       DeviceEventLoad.Loaded load =
           DeviceEventLoad.write(
               broker.bootstrap(),
+              TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
               settings.dataset(),
               settings.events(),
               settings.devices(),
@@ -119,9 +161,37 @@ final class TopologyBench {
           load.records(), load.distinct(), load.sessions(), load.seconds());
       long billed = 0;
       if (settings.billing()) {
-        billed = BillingLoad.write(broker.bootstrap(), load.sessionRefs());
+        billed =
+            BillingLoad.write(
+                broker.bootstrap(),
+                TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+                load.sessionRefs());
         System.out.printf(
             "loaded %,d billing messages through the bridge's Service Bus relay%n", billed);
+      }
+      DeviceEventLoad.Loaded warmupLoad = null;
+      if (warmingUp()) {
+        warmupLoad =
+            DeviceEventLoad.write(
+                broker.bootstrap(),
+                WARMUP_PREFIX + TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
+                settings.dataset(),
+                settings.warmupEvents(),
+                settings.devices(),
+                settings.resendFraction(),
+                WARMUP_SEED);
+        long warmupBilled =
+            settings.billing()
+                ? BillingLoad.write(
+                    broker.bootstrap(),
+                    WARMUP_PREFIX + TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+                    warmupLoad.sessionRefs())
+                : 0;
+        System.out.printf(
+            "loaded the warm-up passes' own input: %,d device events%s, same shape, under %s%n",
+            warmupLoad.records(),
+            settings.billing() ? String.format(" and %,d billing messages", warmupBilled) : "",
+            WARMUP_PREFIX);
       }
       System.out.println();
       List<Run> runs = new ArrayList<>();
@@ -149,39 +219,75 @@ final class TopologyBench {
               run.rssBytes() >> 20);
         }
       }
-      return new Report(settings, load, runs);
+      return new Report(settings, load, warmupLoad, runs);
     }
   }
 
+  private boolean warmingUp() {
+    return settings.warmupEvents() > 0;
+  }
+
+  /** Deletes what the last candidate wrote (its warm-up pass's too), keeping both loads. */
   private void resetOutputs(Broker broker) {
-    broker.deleteAllBut(INPUTS);
-    broker.create(
-        TopicCatalogue.ALL.stream().filter(t -> !INPUTS.contains(t.baseName())).toList(),
-        List.of(StreamsCandidate.OUTPUT));
+    Set<String> inputs = new java.util.HashSet<>(INPUTS);
+    inputs.addAll(WARMUP_INPUTS);
+    broker.deleteAllBut(inputs);
+    List<dev.turnstile.schemas.Topic> outputs =
+        TopicCatalogue.ALL.stream().filter(t -> !INPUTS.contains(t.baseName())).toList();
+    broker.create(outputs, List.of(StreamsCandidate.OUTPUT));
+    if (warmingUp()) {
+      broker.create(WARMUP_PREFIX, outputs, List.of(WARMUP_PREFIX + StreamsCandidate.OUTPUT));
+    }
+  }
+
+  /** The raw topics {@code candidate} reads, under {@code prefix}. */
+  private static Set<String> inputs(StreamsCandidate candidate, String prefix) {
+    // A pass-through or the naive dedup reads device events only; the topology reads both inputs.
+    return (candidate == StreamsCandidate.TURNSTILE
+            ? INPUTS
+            : Set.of(TopicCatalogue.DEVICE_EVENTS_RAW.baseName()))
+        .stream().map(t -> prefix + t).collect(java.util.stream.Collectors.toSet());
+  }
+
+  /** The hops {@code candidate} feeds itself and must drain, under {@code prefix}. */
+  private static List<String> hops(StreamsCandidate candidate, String prefix) {
+    return candidate == StreamsCandidate.TURNSTILE
+        ? HOPS.stream().map(t -> prefix + t).toList()
+        : List.of();
   }
 
   private Run measure(Broker broker, StreamsCandidate candidate, int round, long events)
       throws IOException {
     String appId = "bench-" + candidate.label + "-" + round;
+    String warmupAppId = WARMUP_APPLICATION + candidate.label + "-" + round;
     Path stateDir = Files.createTempDirectory(settings.workDir(), appId + "-state");
+    Path warmupStateDir =
+        warmingUp() ? Files.createTempDirectory(settings.workDir(), warmupAppId + "-state") : null;
     List<String> args = new ArrayList<>();
     args.add(candidate.label);
     args.add("kafka.bootstrap.servers=" + broker.bootstrap());
     args.add("topology.application-id=" + appId);
     args.add("topology.state-dir=" + stateDir);
     settings.topologyOverrides().forEach((k, v) -> args.add(k + "=" + v));
+    if (warmingUp()) {
+      // Same candidate and overrides; nothing shared with the measured pass: not its group,
+      // offsets, transactional ids, changelogs, state directory or topics (each pass gets an
+      // application id of its own from warmUp).
+      args.add(StreamsRunner.WARMUP + "topology.state-dir=" + warmupStateDir);
+      args.add(StreamsRunner.WARMUP + "topic.prefix=" + WARMUP_PREFIX);
+    }
     List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
     Path profile = null;
     if (round == 1 && settings.profiled().contains(candidate)) {
       profile = settings.outputDir().resolve("profile-" + candidate.label + ".jfr");
-      jvm.add(Profiler.agentOption(profile, settings.profileEvent()));
+      if (warmingUp()) {
+        // Recorded from the measured pass's start: the warm-up is not in the profile.
+        jvm.addAll(Profiler.deferredAgentOptions(profile, settings.profileEvent()));
+      } else {
+        jvm.add(Profiler.agentOption(profile, settings.profileEvent()));
+      }
     }
-    // A pass-through or the naive dedup reads device events only; the topology reads both inputs.
-    Map<TopicPartition, Long> inputEnd =
-        broker.endOffsets(
-            candidate == StreamsCandidate.TURNSTILE
-                ? INPUTS
-                : Set.of(TopicCatalogue.DEVICE_EVENTS_RAW.baseName()));
+    Map<TopicPartition, Long> inputEnd = broker.endOffsets(inputs(candidate, ""));
     Map<TopicPartition, Long> before = writtenOffsets(broker);
     Sample start = new Sample(System.nanoTime(), 0, 0, broker.cpuNanos(), 0);
     try (ChildJvm child =
@@ -190,13 +296,41 @@ final class TopologyBench {
             StreamsRunner.class.getName(),
             args,
             settings.workDir().resolve("logs").resolve(appId + ".log"))) {
+      WarmedUp warmedUp = new WarmedUp(0, 0, 0, 0, 0, 0, 0);
+      if (warmingUp()) {
+        warmedUp = warmUp(broker, child, candidate, warmupAppId, start.nanos());
+        System.out.printf(
+            "round %d %-13s warm-up: %d pass%s over %,d events in %.1f s (JVM start to the last"
+                + " closed), JIT %.0f%% of its CPU; last pass %.1f s, JIT %.0f%%; compilers idle"
+                + " %.1f s later; none of it counted below%n",
+            round,
+            candidate.label,
+            warmedUp.passes(),
+            warmedUp.passes() == 1 ? "" : "es",
+            warmedUp.events(),
+            warmedUp.seconds(),
+            warmedUp.jitShare() * 100,
+            warmedUp.lastPassSeconds(),
+            warmedUp.lastPassJitShare() * 100,
+            warmedUp.settleSeconds());
+        // The measured pass starts now: what came before counts in no figure.
+        before = writtenOffsets(broker);
+        start =
+            new Sample(
+                System.nanoTime(),
+                child.cpuNanos(),
+                child.compilerCpuNanos(),
+                broker.cpuNanos(),
+                0);
+        child.send("start");
+      }
       child.await("STARTED", Duration.ofMinutes(2));
       List<Sample> samples = new ArrayList<>();
       awaitDrained(
           broker,
           appId,
           inputEnd,
-          candidate == StreamsCandidate.TURNSTILE,
+          hops(candidate, ""),
           processed ->
               samples.add(
                   new Sample(
@@ -224,13 +358,14 @@ final class TopologyBench {
       long rss = child.rssBytes();
       Map<TopicPartition, Long> after = writtenOffsets(broker);
       Map<String, Double> byTopic = new java.util.TreeMap<>();
+      Map<TopicPartition, Long> since = before;
       after.forEach(
           (tp, offset) ->
               byTopic.merge(
                   // Internal topics carry the round's application id: name them alike in every
                   // round.
                   tp.topic().replace(appId + "-", "<application.id>-"),
-                  (double) (offset - before.getOrDefault(tp, 0L)) / events,
+                  (double) (offset - since.getOrDefault(tp, 0L)) / events,
                   Double::sum));
       byTopic.values().removeIf(perEvent -> perEvent == 0);
       double written = byTopic.values().stream().mapToDouble(Double::doubleValue).sum();
@@ -246,6 +381,11 @@ final class TopologyBench {
       return new Run(
           candidate.label,
           round,
+          warmedUp.passes(),
+          warmedUp.events(),
+          warmedUp.seconds(),
+          warmedUp.jitShare(),
+          warmedUp.lastPassJitShare(),
           events,
           seconds,
           measured / seconds,
@@ -258,12 +398,124 @@ final class TopologyBench {
           rss);
     } finally {
       deleteRecursively(stateDir);
+      if (warmupStateDir != null) {
+        deleteRecursively(warmupStateDir);
+      }
     }
   }
 
+  /**
+   * What the warm-up did: its passes, the input records each processed, its wall time from the
+   * JVM's start until the last pass closed, the share of the child's CPU its compilers took by then
+   * and in the last pass alone (from its start to drained), that pass's wall time, and how long the
+   * compilers then took to fall idle.
+   */
+  private record WarmedUp(
+      int passes,
+      long events,
+      double seconds,
+      double jitShare,
+      double lastPassSeconds,
+      double lastPassJitShare,
+      double settleSeconds) {}
+
+  /**
+   * Warm-up passes in the child until {@code warmupSeconds} have passed since {@code began} (at
+   * least one): each lets a new client process the whole warm-up input (for the topology, drain its
+   * hops too) under an application id of its own, then has the child close it; then waits until the
+   * child's JIT compilers are idle, so that no compilation queued by the warm-up lands in the
+   * measured window.
+   */
+  private WarmedUp warmUp(
+      Broker broker, ChildJvm child, StreamsCandidate candidate, String application, long began) {
+    Map<TopicPartition, Long> end = broker.endOffsets(inputs(candidate, WARMUP_PREFIX));
+    long events = end.values().stream().mapToLong(Long::longValue).sum();
+    long until = began + Duration.ofSeconds(settings.warmupSeconds()).toNanos();
+    int passes = 0;
+    double lastSeconds;
+    double lastJitShare;
+    do {
+      if (passes > 0) {
+        resetWarmupOutputs(broker);
+      }
+      passes++;
+      String group = application + "-p" + passes;
+      long passBegan = System.nanoTime();
+      long cpu = child.cpuNanos();
+      long jit = child.compilerCpuNanos();
+      child.send("warmup " + group);
+      child.await("WARMUP-STARTED", Duration.ofMinutes(2));
+      awaitDrained(broker, group, end, hops(candidate, WARMUP_PREFIX), processed -> {});
+      lastSeconds = (System.nanoTime() - passBegan) / 1e9;
+      lastJitShare = (double) (child.compilerCpuNanos() - jit) / (child.cpuNanos() - cpu);
+      child.send("close");
+      child.await("WARMED", Duration.ofMinutes(2));
+    } while (System.nanoTime() < until);
+    double seconds = (System.nanoTime() - began) / 1e9;
+    double jitShare = (double) child.compilerCpuNanos() / child.cpuNanos();
+    long settling = System.nanoTime();
+    awaitIdleCompilers(child);
+    return new WarmedUp(
+        passes,
+        events,
+        seconds,
+        jitShare,
+        lastSeconds,
+        lastJitShare,
+        (System.nanoTime() - settling) / 1e9);
+  }
+
+  /** Empties the warm-up outputs, hops and changelogs for the next pass; keeps its input. */
+  private static void resetWarmupOutputs(Broker broker) {
+    broker.delete(
+        t ->
+            t.startsWith(WARMUP_PREFIX) && !WARMUP_INPUTS.contains(t)
+                || t.startsWith(WARMUP_APPLICATION));
+    broker.create(
+        WARMUP_PREFIX,
+        TopicCatalogue.ALL.stream().filter(t -> !INPUTS.contains(t.baseName())).toList(),
+        List.of(WARMUP_PREFIX + StreamsCandidate.OUTPUT));
+  }
+
+  /** Compiler CPU per second under which the compilers count as idle: one {@code /proc} tick. */
+  private static final long IDLE_COMPILER_NANOS = 10_000_000;
+
+  /**
+   * Until the child's compiler threads spent at most {@link #IDLE_COMPILER_NANOS} over the last
+   * second (at most a minute).
+   */
+  private static void awaitIdleCompilers(ChildJvm child) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    java.util.ArrayDeque<Long> lastSecond = new java.util.ArrayDeque<>();
+    while (true) {
+      long now = child.compilerCpuNanos();
+      lastSecond.addLast(now);
+      if (lastSecond.size() > 6) {
+        lastSecond.removeFirst();
+      }
+      if (lastSecond.size() == 6 && now - lastSecond.getFirst() <= IDLE_COMPILER_NANOS
+          || System.nanoTime() > deadline) {
+        return;
+      }
+      Broker.pause();
+    }
+  }
+
+  /**
+   * End offsets of every topic a measured pass may write: not the inputs, not the broker's own
+   * ({@code __consumer_offsets}, {@code __transaction_state}), not a warm-up pass's (its outputs
+   * and hops under {@value #WARMUP_PREFIX}, its changelogs under its application id).
+   */
   private Map<TopicPartition, Long> writtenOffsets(Broker broker) {
     List<String> written =
-        broker.topics().stream().filter(t -> !INPUTS.contains(t) && !t.startsWith("__")).toList();
+        broker.topics().stream()
+            .filter(
+                t ->
+                    !INPUTS.contains(t)
+                        && !t.startsWith("__")
+                        && !t.startsWith(WARMUP_PREFIX)
+                        && !t.startsWith(WARMUP_APPLICATION))
+            .toList();
     return broker.endOffsets(written);
   }
 
@@ -276,7 +528,7 @@ final class TopologyBench {
       Broker broker,
       String group,
       Map<TopicPartition, Long> inputEnd,
-      boolean hops,
+      List<String> hops,
       java.util.function.LongConsumer progress) {
     long deadline = System.nanoTime() + Duration.ofHours(6).toNanos();
     Map<TopicPartition, Long> lastHopEnd = Map.of();
@@ -292,10 +544,10 @@ final class TopologyBench {
       if (!inputDone) {
         continue;
       }
-      if (!hops) {
+      if (hops.isEmpty()) {
         return;
       }
-      Map<TopicPartition, Long> hopEnd = broker.endOffsets(HOPS);
+      Map<TopicPartition, Long> hopEnd = broker.endOffsets(hops);
       boolean hopsDone =
           hopEnd.entrySet().stream()
               .allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue() - 1);
@@ -363,7 +615,14 @@ final class TopologyBench {
   }
 
   /** The figures of a whole benchmark. */
-  record Report(Settings settings, DeviceEventLoad.Loaded load, List<Run> runs) {
+  /**
+   * @param warmupLoad the warm-up passes' load; null without them
+   */
+  record Report(
+      Settings settings,
+      DeviceEventLoad.Loaded load,
+      DeviceEventLoad.Loaded warmupLoad,
+      List<Run> runs) {
 
     /** Median of a figure per candidate, in the candidates' order. */
     Map<String, Double> median(java.util.function.ToDoubleFunction<Run> figure) {

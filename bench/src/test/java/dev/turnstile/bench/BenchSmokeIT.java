@@ -13,10 +13,11 @@ import picocli.CommandLine;
 
 /**
  * The benchmark harness in its short form, as CI runs it: a broker process, a few thousand events
- * through the bridge's write path, a pass-through and the topology each in its own JVM, a results
- * file and a chart; the bridge benchmark (without Strimzi, which CI does not build) and the
- * end-to-end one in a few seconds each. Checks the harness works and its figures are sane, not how
- * fast anything is.
+ * through the bridge's write path, a pass-through and the topology each in its own JVM (each after
+ * warm-up passes over an input of its own, more than one for the pass-through), a results file and
+ * a chart; the bridge benchmark (without Strimzi, which CI does not build) and the end-to-end one
+ * in a few seconds each. Checks the harness works and its figures are sane, not how fast anything
+ * is.
  */
 class BenchSmokeIT {
 
@@ -32,6 +33,10 @@ class BenchSmokeIT {
                 Path.of("..").resolve(EvChargingDataset.SHIPPED).toString(),
                 "--events",
                 "3000",
+                "--warmup-events",
+                "2000",
+                "--warmup-seconds",
+                "10",
                 "--devices",
                 "100",
                 "--runs",
