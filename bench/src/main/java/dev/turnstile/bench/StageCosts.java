@@ -79,7 +79,7 @@ final class StageCosts {
   /**
    * Prints each stage's CPU per input event: its share of the stream threads' samples times the
    * stream threads' share of the process's CPU per event. {@code EventDedupProcessor} is the class
-   * of every dedup stage (device events and, downstream, merge results).
+   * of the Service Bus dedup stage; post-merge runs inside {@code MergeProcessor} and counts there.
    */
   static void print(Path collapsed, double appCpuMicrosPerEvent) {
     double streamShare = streamThreadShare(collapsed);

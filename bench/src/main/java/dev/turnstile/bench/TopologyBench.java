@@ -493,8 +493,13 @@ final class TopologyBench {
       if (lastSecond.size() > 6) {
         lastSecond.removeFirst();
       }
-      if (lastSecond.size() == 6 && now - lastSecond.getFirst() <= IDLE_COMPILER_NANOS
-          || System.nanoTime() > deadline) {
+      if (lastSecond.size() == 6 && now - lastSecond.getFirst() <= IDLE_COMPILER_NANOS) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        System.out.println(
+            "WARNING: the compiler threads were still busy a minute after the warm-up; measuring"
+                + " anyway (see the JIT share)");
         return;
       }
       Broker.pause();
@@ -614,8 +619,9 @@ final class TopologyBench {
     }
   }
 
-  /** The figures of a whole benchmark. */
   /**
+   * The figures of a whole benchmark.
+   *
    * @param warmupLoad the warm-up passes' load; null without them
    */
   record Report(

@@ -12,9 +12,7 @@ public enum DedupStage {
   /** Device events: a copy of an event id the device's state remembers. */
   DEVICE_EVENTS(Names.DEVICE_EVENT_DEDUP),
   /** Service Bus messages: a redelivered message id. */
-  SERVICEBUS_MESSAGES(Names.SERVICEBUS_MESSAGE_DEDUP),
-  /** Merge results already published on {@code post-merge.v1}. */
-  POST_MERGE(Names.POST_MERGE);
+  SERVICEBUS_MESSAGES(Names.SERVICEBUS_MESSAGE_DEDUP);
 
   private final String tag;
 

@@ -103,8 +103,8 @@ public final class TopologyApplication implements AutoCloseable {
   }
 
   /**
-   * The topics the topology {@code config} describes reads, under the deployment's names: what its
-   * consumer group's lag sums over and what its Kafka user must be allowed to read.
+   * The topics read by the topology {@code config} describes, under the deployment's names: what
+   * its consumer group's lag sums over and what its Kafka user must be allowed to read.
    */
   public static Set<String> sourceTopics(TopologyConfig config) {
     return TurnstileTopology.sourceTopics(TurnstileTopology.build(config));

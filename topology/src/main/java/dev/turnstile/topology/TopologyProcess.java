@@ -20,11 +20,14 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -42,6 +45,14 @@ import org.slf4j.LoggerFactory;
  *       ExitCode#TOPICS}. Kafka Streams itself would go to {@code ERROR} with a {@code
  *       MissingSourceTopicException} and stay there, and its producers would make a broker that
  *       allows auto-creation create a missing output topic with the broker's defaults.
+ *   <li>Before Kafka Streams starts, its consumer group (the application id) must have committed
+ *       offsets on no topic this topology does not read: such offsets mean the group was run by a
+ *       topology of another shape (a release whose post-merge read {@code merge-results.v1}), which
+ *       Kafka Streams cannot run beside this one and whose state this one does not read
+ *       (docs/design.md, "State and recovery"). It ends with {@link ExitCode#CONFIG}, naming the
+ *       topics and {@code topology.application-id}: during a rolling update the new pods stop there
+ *       and the old ones keep serving. A group that cannot be read is logged and not held against
+ *       the start.
  *   <li>While running, the topics are checked every {@code topology.topics.check-interval-ms}; a
  *       partition-count change or a missing topic is logged and makes the process unready (keys
  *       would move between tasks and their state).
@@ -166,6 +177,11 @@ public final class TopologyProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     }
+    ExitReason otherShape = groupOfAnotherShape();
+    if (otherShape != null) {
+      end(otherShape, null);
+      return;
+    }
     synchronized (this) {
       if (exit.isDone()) {
         return;
@@ -185,6 +201,53 @@ public final class TopologyProcess implements AutoCloseable {
     }
     long interval = config.get(TOPICS_CHECK_INTERVAL).toMillis();
     scheduler.scheduleWithFixedDelay(this::supervise, interval, interval, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Why this application id's group cannot run this topology: it committed offsets on topics this
+   * topology does not read; {@code null} when it did not, or when the group could not be read.
+   */
+  private ExitReason groupOfAnotherShape() {
+    Set<String> reads = TopologyApplication.sourceTopics(config);
+    Set<String> others = new TreeSet<>();
+    try {
+      admin
+          .listConsumerGroupOffsets(config.applicationId())
+          .partitionsToOffsetAndMetadata()
+          .get(10, TimeUnit.SECONDS)
+          .keySet()
+          .forEach(
+              partition -> {
+                if (!reads.contains(partition.topic())) {
+                  others.add(partition.topic());
+                }
+              });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn(
+          "could not read the committed offsets of group {}: starting without checking that an"
+              + " earlier topology of another shape did not run under it",
+          config.applicationId(),
+          e);
+      return null;
+    }
+    if (others.isEmpty()) {
+      return null;
+    }
+    return new ExitReason(
+        ExitCode.CONFIG,
+        "group "
+            + config.applicationId()
+            + " ("
+            + TopologyConfigModel.APPLICATION_ID
+            + ") has committed offsets on "
+            + others
+            + ", which this topology does not read: a topology of another shape ran under it, and"
+            + " this one cannot run beside it or read its state. Start this version under a new"
+            + " application id (a new generation), or stop every instance, reset the application"
+            + " id and delete those offsets (docs/design.md, \"State and recovery\")");
   }
 
   /** Kafka Streams reached {@code ERROR}: a stream thread failed with {@code cause}. */

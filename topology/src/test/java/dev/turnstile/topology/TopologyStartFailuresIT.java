@@ -122,6 +122,36 @@ class TopologyStartFailuresIT {
     assertThat(run.error()).contains("topology.topics.wait-ms").contains("missing.");
   }
 
+  /**
+   * A group a topology of another shape ran under (a release whose post-merge read
+   * merge-results.v1) is refused before Kafka Streams joins it: a rolling update stops at the new
+   * pods instead of mixing the two shapes in one group.
+   */
+  @Test
+  void aGroupWithOffsetsOnATopicThisTopologyDoesNotReadEndsNamingTheTopicAndTheKey()
+      throws Exception {
+    Map<String, String> values = settings("shape");
+    String mergeResults = PREFIX + "merge-results.v1";
+    try (org.apache.kafka.clients.admin.Admin admin = kafka.admin()) {
+      admin
+          .alterConsumerGroupOffsets(
+              "start-shape",
+              Map.of(
+                  new org.apache.kafka.common.TopicPartition(mergeResults, 0),
+                  new org.apache.kafka.clients.consumer.OffsetAndMetadata(0)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+
+    Run run = run(values);
+
+    assertThat(run.code()).isEqualTo(ExitCode.CONFIG);
+    assertThat(run.error())
+        .contains(mergeResults)
+        .contains("topology.application-id")
+        .contains("new generation");
+  }
+
   @Test
   void anUnwritableStateDirectoryEndsWithTheConfigCodeNamingTheKey() throws Exception {
     Path file = Files.writeString(home.resolve("a-file"), "not a directory");

@@ -24,7 +24,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.streams.TopologyDescription;
 
 /**
  * Where a generation stands: for each partition it reads, the offset its consumer group committed,
@@ -96,19 +95,10 @@ public record GenerationStatus(
 
   /**
    * The topics {@code config}'s topology reads, from the topology itself: the raw topics and the
-   * generation's own hops ({@code merge-inputs.v1}, {@code merge-results.v1}).
+   * generation's own hop ({@code merge-inputs.v1}).
    */
   static List<String> inputTopics(TopologyConfig config) {
-    java.util.LinkedHashSet<String> topics = new java.util.LinkedHashSet<>();
-    for (TopologyDescription.Subtopology sub :
-        TurnstileTopology.build(config).describe().subtopologies()) {
-      for (TopologyDescription.Node node : sub.nodes()) {
-        if (node instanceof TopologyDescription.Source source) {
-          topics.addAll(source.topicSet());
-        }
-      }
-    }
-    return List.copyOf(topics);
+    return List.copyOf(TurnstileTopology.sourceTopics(TurnstileTopology.build(config)));
   }
 
   /**

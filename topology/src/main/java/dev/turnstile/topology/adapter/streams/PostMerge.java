@@ -14,13 +14,15 @@ import java.util.Arrays;
  * same task and the same transaction.
  *
  * <p><b>Idempotent by merge-result id, with no store of its own.</b> {@code merge} calls {@link
- * #decide} once per result it publishes, and publishes a result once per set of contributions (a
- * duplicate patch publishes none; a replay after a failure is the transaction's to undo), so each
- * {@code mergeResultId} reaches the step once. What post-merge remembers is one digest per merge
- * key, kept in the key's merge state ({@link StoredMergeState#published}) and written with it: an
- * output equal to the last one published for the key (say a billing message re-sent under a new id)
- * publishes nothing. The digest lives and expires with the merge state, so a key the merge has
- * forgotten is forgotten here too.
+ * #decide} on each result it is about to publish, and publishes a result once per set of
+ * contributions (a duplicate patch publishes none; a replay after a failure is the transaction's to
+ * undo), so an output is published at most once per {@code mergeResultId}. (A result whose state
+ * write is then refused, {@code MERGE_STATE_FULL}, publishes nothing; the step may see its id again
+ * if the patch is sent again, and, deterministic, decides the same.) What post-merge remembers is
+ * one digest per merge key, kept in the key's merge state ({@link StoredMergeState#published}) and
+ * written with it: an output equal to the last one published for the key (say a billing message
+ * re-sent under a new id) publishes nothing. The digest lives and expires with the merge state, so
+ * a key the merge has forgotten is forgotten here too.
  *
  * <p>Refused, as stage {@code post-merge}: a result the step finds invalid ({@code INVALID_FIELD},
  * with the pointer) or fails on ({@code POST_MERGE_FAILED}): the step is a port, and whatever it
@@ -65,23 +67,24 @@ final class PostMerge {
    *     remembered
    */
   Decision decide(MergeResult result, byte[] lastPublished) {
-    PostMergeStep.Outcome outcome;
+    // Whatever fails here (the step, or encoding what it returned) is post-merge's failure: the
+    // merge result it was given stands.
     try {
-      outcome = step.apply(result);
+      PostMergeStep.Outcome outcome = step.apply(result);
+      if (outcome instanceof PostMergeStep.Invalid invalid) {
+        return new Refused(
+            RejectionReason.INVALID_FIELD, invalid.pointer() + ": " + invalid.detail());
+      }
+      if (outcome instanceof PostMergeStep.Publish publish) {
+        byte[] digest = digest(publish.output());
+        return Arrays.equals(lastPublished, digest)
+            ? new Unchanged()
+            : new Publish(publish.output(), digest);
+      }
+      return new Unchanged();
     } catch (RuntimeException e) {
       return new Refused(RejectionReason.POST_MERGE_FAILED, "the post-merge step failed: " + e);
     }
-    if (outcome instanceof PostMergeStep.Invalid invalid) {
-      return new Refused(
-          RejectionReason.INVALID_FIELD, invalid.pointer() + ": " + invalid.detail());
-    }
-    if (outcome instanceof PostMergeStep.Publish publish) {
-      byte[] digest = digest(publish.output());
-      return Arrays.equals(lastPublished, digest)
-          ? new Unchanged()
-          : new Publish(publish.output(), digest);
-    }
-    return new Unchanged();
   }
 
   /** SHA-256 of the output without its {@code mergeResultId}, which changes on every result. */

@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Processing (KIP-1033): a processor threw. Rules refuse input with a reason inside the
- *       stages, before any state is written; an exception reaching here is a bug, logged at ERROR
- *       with the record's place: {@code PROCESSING_FAILED}, with the original value.
+ *       stages, before the state it would change is written (post-merge refuses a result after the
+ *       merge state that produced it is written: that state stands); an exception reaching here is
+ *       a bug, logged at ERROR with the record's place: {@code PROCESSING_FAILED}, with the
+ *       original value.
  *   <li>Production: Kafka refused an output record (larger than allowed, or invalid): {@code
  *       OUTPUT_TOO_LARGE} for the input that produced it. A retriable error is retried. A refused
  *       changelog or repartition record fails the client instead: skipping it would make the store

@@ -25,10 +25,11 @@ import java.util.List;
  * Form#CBOR} (RFC 8949, through Jackson's CBOR mapper): the same members, numbers in binary (a
  * decimal keeps its scale: RFC 8949 §3.4.4 decimal fractions), the digest as a byte string, each
  * patch's identity once. Both are read: a JSON value starts with {@code '{'}, a CBOR map with a
- * major-type-5 byte ({@code 0xA0}–{@code 0xBF}). {@link #CODEC} writes CBOR: no instance of a
- * release that reads JSON only can run beside this one, whose topology has another shape (its
- * post-merge has no store and no input topic of its own), so it starts as a new generation
- * (docs/design.md, "State and recovery").
+ * major-type-5 byte ({@code 0xA0}–{@code 0xBF}). {@link #CODEC} writes CBOR. No instance of an
+ * earlier release reads what this one writes (its CBOR reader refuses the {@code published} member),
+ * and none can run beside it: this topology has another shape (post-merge has no store and no input
+ * topic of its own), so it starts as a new generation (docs/design.md, "State and recovery").
+ * Unknown members are ignored when read, so a later release may add one without that.
  *
  * @param base the compacted document; absent until a patch was compacted
  * @param baseVersion the last compacted patch's version; absent until then
@@ -73,14 +74,14 @@ record StoredMergeState(
 
   /** The two stored forms. */
   enum Form {
-    /** JSON, each patch with its identity twice: what releases before 2026-12-03 wrote. */
+    /** JSON, each patch with its identity twice: what releases with a post-merge-store wrote. */
     JSON,
     /**
-     * CBOR (RFC 8949), each patch's identity once: 17% smaller; written since 2026-12-03. Negative
-     * big integers are in Jackson 2's encoding (off by one against RFC 8949 §3.4.3, read back
-     * alike); a writer of the standard form (Jackson 3's default) needs a reader of both first,
-     * since an instance that takes over a task, or restores a standby, must read every value in the
-     * changelog.
+     * CBOR (RFC 8949), each patch's identity once: 17% smaller; written by releases without a
+     * post-merge-store. Negative big integers are in Jackson 2's encoding (off by one against RFC
+     * 8949 §3.4.3, read back alike); a writer of the standard form (Jackson 3's default) needs a
+     * reader of both first, since an instance that takes over a task, or restores a standby, must
+     * read every value in the changelog.
      */
     CBOR
   }
@@ -88,6 +89,7 @@ record StoredMergeState(
   private static final ObjectMapper CBOR_MAPPER =
       CBORMapper.builder()
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false)
           .serializationInclusion(JsonInclude.Include.NON_NULL)
           .build();

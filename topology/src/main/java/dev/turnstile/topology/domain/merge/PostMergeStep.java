@@ -6,17 +6,17 @@ import java.util.Objects;
 /**
  * Port: what happens to a merge result after the merge, on the way to {@code post-merge.v1}.
  *
- * <p>The topology calls it once per distinct {@link MergeResult#mergeResultId()} (it deduplicates
- * by that ID itself), so an implementation needs no memory of its own and must be deterministic
- * (same result in, same outcome out, for replays). It must not throw on data it dislikes: it says
- * {@link Incomplete} or {@link Invalid} instead. Whatever it publishes must satisfy the output
- * topic's schema: checking that is its job, because it alone knows the output's shape. The default
- * implementation is {@link CompletenessRule}.
+ * <p>The topology calls it on each merge result as the merge builds it, and publishes at most once
+ * per {@link MergeResult#mergeResultId()}, so an implementation needs no memory of its own and must
+ * be deterministic (same result in, same outcome out, for replays). It must not throw on data it
+ * dislikes: it says {@link Incomplete} or {@link Invalid} instead. Whatever it publishes must
+ * satisfy the output topic's schema: checking that is its job, because it alone knows the output's
+ * shape. The default implementation is {@link CompletenessRule}.
  */
 public interface PostMergeStep {
 
   /**
-   * @param result a merge result from {@code merge-results.v1}
+   * @param result a merge result, as published on {@code merge-results.v1}
    */
   Outcome apply(MergeResult result);
 

@@ -33,8 +33,8 @@ import org.apache.kafka.streams.test.TestRecord;
 
 /**
  * Issue 8's general test: arbitrary and hostile records on every topic the topology reads (both raw
- * topics, and the two hops anyone with write access could also write to), through the production
- * topology. Whatever the bytes, headers and timestamps:
+ * topics, and the hop, merge-inputs.v1, anyone with write access could also write to), through the
+ * production topology. Whatever the bytes, headers and timestamps:
  *
  * <ul>
  *   <li>nothing escapes (the driver would rethrow what stopped a stream thread);
@@ -332,7 +332,7 @@ class HostileInputProperties {
             });
   }
 
-  // ---- the hops, which anyone with write access can also write to ----
+  // ---- the hop, which anyone with write access can also write to ----
 
   private Arbitrary<Input> mergeInputs() {
     Arbitrary<String> value =

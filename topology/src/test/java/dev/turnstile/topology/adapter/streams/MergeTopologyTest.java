@@ -10,6 +10,8 @@ import dev.turnstile.schemas.CloudEventHeaders;
 import dev.turnstile.schemas.RejectedEvent;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
@@ -173,6 +175,75 @@ class MergeTopologyTest {
           .extracting(o -> o.get("dollars").decimalValue().toPlainString())
           .containsExactly("0", "2.00", "0");
     }
+  }
+
+  @Test
+  void aPostMergeRejectionCarriesTheResultAndThePlaceOfTheInputThatProducedIt() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      sendSession(topology);
+      sendBilling(
+          topology,
+          "m1",
+          10,
+          "{\"sessionId\":\"1366563\",\"userId\":\"u\",\"kwhTotal\":1e400,\"dollars\":1}");
+
+      List<TestRecord<String, byte[]>> results = topology.mergeResults.readRecordsToList();
+      assertThat(results).as("the merge result stands").hasSize(2);
+      JsonNode refused = TopologyFixture.tree(results.get(1).value());
+      assertThat(topology.postMergeOutputs()).isEmpty();
+      assertThat(topology.rejections())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.reason()).isEqualTo(RejectionReason.INVALID_FIELD);
+                assertThat(r.stage()).isEqualTo(Names.POST_MERGE);
+                assertThat(r.key()).isEqualTo(REF);
+                assertThat(r.eventId()).isEqualTo(refused.get("mergeResultId").asText());
+                assertThat(r.event()).isEqualTo(refused);
+                assertThat(r.sourceTopic()).isEqualTo(TopicCatalogue.MERGE_INPUTS.baseName());
+                assertThat(r.detail()).startsWith("/kwhTotal");
+              });
+    }
+  }
+
+  @Test
+  void aPostMergeStepThatThrowsIsRejectedAndTheMergeGoesOn() {
+    PostMergeStep throwing =
+        result -> {
+          throw new IllegalStateException("a bug in a custom step");
+        };
+    try (TopologyFixture topology = new TopologyFixture(stateDir, Map.of(), throwing)) {
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+
+      assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
+      assertThat(topology.postMergeOutputs()).isEmpty();
+      assertThat(topology.rejections())
+          .extracting(RejectedEvent::stage, RejectedEvent::reason)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(
+                  Names.POST_MERGE, RejectionReason.POST_MERGE_FAILED),
+              org.assertj.core.groups.Tuple.tuple(
+                  Names.POST_MERGE, RejectionReason.POST_MERGE_FAILED));
+    }
+  }
+
+  @Test
+  void mergeAndPostMergeAreOneSubTopologyBesideTheDevicePathAndTheServiceBusPath() {
+    TopologyConfig config =
+        TopologyConfig.of(
+            Map.of(
+                "kafka.bootstrap.servers",
+                "unused:9092",
+                "topology.state-dir",
+                stateDir.toString()));
+
+    assertThat(TurnstileTopology.build(config).describe().subtopologies()).hasSize(3);
+    assertThat(TurnstileTopology.sourceTopics(TurnstileTopology.build(config)))
+        .containsExactlyInAnyOrder(
+            TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
+            TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+            TopicCatalogue.MERGE_INPUTS.baseName());
   }
 
   @Test

@@ -13,6 +13,8 @@ import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
 import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.domain.merge.CompletenessRule;
+import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +60,11 @@ final class TopologyFixture implements AutoCloseable {
 
   /** With {@code overrides} on top of the fixture's configuration. */
   TopologyFixture(Path stateDir, Map<String, String> overrides) {
+    this(stateDir, overrides, CompletenessRule.settledChargingSession());
+  }
+
+  /** With {@code overrides}, and {@code postMergeStep} in place of the default one. */
+  TopologyFixture(Path stateDir, Map<String, String> overrides, PostMergeStep postMergeStep) {
     Map<String, String> values = new HashMap<>();
     values.put("kafka.bootstrap.servers", "unused:9092");
     values.put("topology.state-dir", stateDir.toString());
@@ -68,7 +75,9 @@ final class TopologyFixture implements AutoCloseable {
     TopologyConfig config = TopologyConfig.of(values);
     driver =
         new TopologyTestDriver(
-            TurnstileTopology.build(config), TopologyApplication.streamsProperties(config), START);
+            TurnstileTopology.build(config, postMergeStep),
+            TopologyApplication.streamsProperties(config),
+            START);
     input =
         driver.createInputTopic(
             config.topic(TopicCatalogue.DEVICE_EVENTS_RAW),
