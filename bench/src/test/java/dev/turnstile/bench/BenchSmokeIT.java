@@ -59,6 +59,13 @@ class BenchSmokeIT {
     // Dedup, sessions and hops write more than the one output record of a pass-through.
     assertThat(turnstile.path("offsetsWrittenPerEvent").asDouble()).isGreaterThan(2);
     assertThat(Files.size(out.resolve("topology.png"))).isPositive();
+    for (JsonNode run : results.path("runs")) {
+      // 2,000 events a pass for 10 s: a pass-through finishes several, Turnstile at least one.
+      assertThat(run.path("warmupPasses").asInt())
+          .as(run.path("candidate").asText())
+          .isGreaterThan(run.path("candidate").asText().equals("pass-through") ? 1 : 0);
+      assertThat(run.path("warmupEvents").asLong()).isGreaterThanOrEqualTo(2000);
+    }
   }
 
   @Test
