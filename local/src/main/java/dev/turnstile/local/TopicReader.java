@@ -119,8 +119,12 @@ public final class TopicReader {
     return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
   }
 
-  /** Prints every committed record of {@code topic} until it has been idle for {@code idle}. */
-  static void print(String bootstrap, String topic, Duration idle, java.io.PrintStream out) {
+  /**
+   * Prints every committed record of {@code topic} until it has been idle for {@code idle}.
+   *
+   * @return how many records it printed
+   */
+  static int print(String bootstrap, String topic, Duration idle, java.io.PrintStream out) {
     long[] lastSeen = {System.nanoTime()};
     int[] seen = {0};
     readUntil(
@@ -155,5 +159,6 @@ public final class TopicReader {
           return System.nanoTime() - lastSeen[0] > idle.toNanos();
         },
         Duration.ofDays(365));
+    return seen[0];
   }
 }

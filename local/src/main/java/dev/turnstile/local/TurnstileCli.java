@@ -265,7 +265,12 @@ public final class TurnstileCli implements Runnable {
     @Override
     public Integer call() {
       try {
-        TopicReader.print(bootstrap, topic, java.time.Duration.ofMillis(idleMs), System.out);
+        int records =
+            TopicReader.print(bootstrap, topic, java.time.Duration.ofMillis(idleMs), System.out);
+        // On stderr, so that stdout stays the records alone: an empty topic says so.
+        System.err.printf(
+            "turnstile read: %d record%s in %s (committed ones, until %d ms without a new one)%n",
+            records, records == 1 ? "" : "s", topic, idleMs);
         return 0;
       } catch (IllegalArgumentException e) {
         System.err.println("turnstile read: " + e.getMessage());

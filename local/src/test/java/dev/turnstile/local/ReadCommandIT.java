@@ -48,8 +48,17 @@ class ReadCommandIT {
   }
 
   @Test
-  void readingAnExistingTopicSucceeds() {
-    assertThat(read("device-sessions.v1")).isZero();
+  void readingAnExistingEmptyTopicSucceedsAndSaysItHeldNothing() {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      assertThat(read("device-sessions.v1")).isZero();
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .contains("turnstile read: 0 records in device-sessions.v1");
   }
 
   private static int read(String topic) {
