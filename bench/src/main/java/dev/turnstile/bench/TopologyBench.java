@@ -2,7 +2,6 @@ package dev.turnstile.bench;
 
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.TopologyConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -108,11 +107,7 @@ final class TopologyBench {
    * wait for it to drain would never end.
    */
   private static final List<String> HOPS =
-      TopologyApplication.sourceTopics(
-              TopologyConfig.of(Map.of("kafka.bootstrap.servers", "unused:9092")))
-          .stream()
-          .filter(t -> !INPUTS.contains(t))
-          .toList();
+      TopologyApplication.sourceTopics().stream().filter(t -> !INPUTS.contains(t)).toList();
 
   /** The topic prefix of the warm-up passes: their inputs, outputs and hops. */
   static final String WARMUP_PREFIX = "warmup.";

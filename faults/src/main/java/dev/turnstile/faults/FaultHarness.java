@@ -6,7 +6,6 @@ import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.testkit.servicebus.BrokeredMessage;
 import dev.turnstile.testkit.servicebus.ServiceBusDouble;
 import dev.turnstile.topology.TopologyApplication;
-import dev.turnstile.topology.config.TopologyConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,10 +66,7 @@ final class FaultHarness {
    * unchecked in a full run, and the canaries, which must pass every stage, took past 5 minutes to
    * settle; a topic it no longer reads would count its whole length as lag.
    */
-  private static final List<String> CONSUMED =
-      List.copyOf(
-          TopologyApplication.sourceTopics(
-              TopologyConfig.of(Map.of("kafka.bootstrap.servers", "unused:9092"))));
+  private static final List<String> CONSUMED = List.copyOf(TopologyApplication.sourceTopics());
 
   private final Settings settings;
   private final PrintStream out;

@@ -110,6 +110,14 @@ public final class TopologyApplication implements AutoCloseable {
     return TurnstileTopology.sourceTopics(TurnstileTopology.build(config));
   }
 
+  /**
+   * {@link #sourceTopics(TopologyConfig)} under the default configuration: the catalogue's base
+   * names, for a harness that runs the topology with its defaults.
+   */
+  public static Set<String> sourceTopics() {
+    return sourceTopics(TopologyConfig.of(Map.of("kafka.bootstrap.servers", "unused:9092")));
+  }
+
   /** Starts Kafka Streams and returns at once; see {@link #state()}. */
   public static TopologyApplication start(TopologyConfig config) {
     return start(config, newRegistry());
