@@ -97,8 +97,7 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], V
       return;
     }
     MergeInput input = new MergeInput(mergeKey.get(), Patch.of(version, body));
-    Outputs.SERVICEBUS_MERGE_INPUTS.forward(
-        context, record.withKey(mergeKey.get()).withValue(input));
+    Outputs.SERVICEBUS_MERGE_INPUTS.forward(context, input.record(record));
   }
 
   /** The body as a JSON object (strictly read), or null when it is none or not an object. */

@@ -54,8 +54,7 @@ final class SessionMergeInputProcessor
     MergeVersion version =
         MergeVersion.eventTime(event.endedAt().toInstant(), SOURCE, event.sessionId());
     MergeInput input = new MergeInput(event.sessionRef(), Patch.of(version, body(event)));
-    Outputs.SESSION_MERGE_INPUTS.forward(
-        context, record.withKey(event.sessionRef()).withValue(input));
+    Outputs.SESSION_MERGE_INPUTS.forward(context, input.record(record));
   }
 
   /** What {@code device-session} sends here: closed, with a reference. */

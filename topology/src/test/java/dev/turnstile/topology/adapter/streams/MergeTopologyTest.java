@@ -147,6 +147,29 @@ class MergeTopologyTest {
   }
 
   @Test
+  void aMergeInputCarriesOnlyTheIdOfTheEventItCameFrom() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      TestOutputTopic<String, byte[]> mergeInputs =
+          topology.driver.createOutputTopic(
+              TopicCatalogue.MERGE_INPUTS.baseName(),
+              new StringDeserializer(),
+              new ByteArrayDeserializer());
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      String closedSessionId =
+          header(topology.sessions.readRecordsToList().get(1), CloudEventHeaders.ID);
+
+      List<TestRecord<String, byte[]>> inputs = mergeInputs.readRecordsToList();
+      assertThat(inputs)
+          .extracting(r -> List.of(r.headers().toArray()).size())
+          .containsExactly(1, 1);
+      assertThat(inputs)
+          .extracting(r -> header(r, CloudEventHeaders.ID))
+          .containsExactly(closedSessionId, "m1");
+    }
+  }
+
+  @Test
   void aLatePatchThatChangesNoOutputPublishesNoSecondSettledSession() {
     try (TopologyFixture topology = new TopologyFixture(stateDir)) {
       sendSession(topology);
