@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -40,7 +41,33 @@ import org.slf4j.LoggerFactory;
  * DOCUMENT_TOO_LARGE}), an unreadable input or one whose key is not its merge key ({@code
  * NOT_MERGEABLE}).
  */
-final class MergeProcessor implements Processor<String, byte[], Void, Void> {
+final class MergeProcessor implements Processor<String, MergeProcessor.Input, Void, Void> {
+
+  /**
+   * What {@code merge} reads: a {@code merge-inputs.v1} record as read ({@link Encoded}), or a
+   * patch a feeder in the same task has just made ({@link Local}).
+   */
+  sealed interface Input permits Encoded, Local {}
+
+  /**
+   * A {@code merge-inputs.v1} value as read, parsed (strictly: anyone may write that topic) by
+   * {@code merge} itself, so an unreadable one is {@code merge}'s rejection.
+   *
+   * @param bytes the value; null for a null value
+   */
+  record Encoded(byte[] bytes) implements Input {}
+
+  /**
+   * A patch made in this task from a record of another topic, which {@code merge} applies without a
+   * hop through {@code merge-inputs.v1} ({@link ServiceBusMergeInputProcessor}).
+   *
+   * @param input the patch, keyed as the record it came with
+   * @param original the value of the record it was made from, for a rejection to carry
+   */
+  record Local(MergeInput input, byte[] original) implements Input {}
+
+  /** Reads {@code merge-inputs.v1} values as {@link Encoded}: never fails, parsing comes later. */
+  static final Deserializer<Input> INPUT_DESERIALIZER = (topic, bytes) -> new Encoded(bytes);
 
   private static final Logger LOG = LoggerFactory.getLogger(MergeProcessor.class);
   static final String RESULT_TYPE = "dev.turnstile.merge-result.v1";
@@ -73,7 +100,7 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
    *     stays writable
    * @param postMergeStep the post-merge step run on each published result ({@link PostMerge})
    */
-  static ProcessorSupplier<String, byte[], Void, Void> supplier(
+  static ProcessorSupplier<String, Input, Void, Void> supplier(
       int maxPatches,
       int maxDocumentBytes,
       int maxStateBytes,
@@ -83,7 +110,7 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
     StoreBuilder<?> store = TimedStore.storeBuilder(Names.MERGE_STORE, retention, true);
     return new ProcessorSupplier<>() {
       @Override
-      public Processor<String, byte[], Void, Void> get() {
+      public Processor<String, Input, Void, Void> get() {
         return new MergeProcessor(
             maxPatches, maxDocumentBytes, maxStateBytes, retention, postMergeStep);
       }
@@ -107,8 +134,11 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
   }
 
   @Override
-  public void process(Record<String, byte[]> record) {
-    MergeInput input = parse(record);
+  public void process(Record<String, Input> record) {
+    MergeInput input =
+        record.value() instanceof Local local
+            ? local.input()
+            : parse(record, ((Encoded) record.value()).bytes());
     if (input == null) {
       return;
     }
@@ -130,14 +160,14 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
     }
   }
 
-  private MergeInput parse(Record<String, byte[]> record) {
-    if (record.value() == null) {
+  private MergeInput parse(Record<String, Input> record, byte[] bytes) {
+    if (bytes == null) {
       reject(record, RejectionReason.NOT_MERGEABLE, "not a merge-input.v1: the value is null");
       return null;
     }
     MergeInput input;
     try {
-      input = StrictJson.ownRecords().readValue(record.value(), MergeInput.class);
+      input = StrictJson.ownRecords().readValue(bytes, MergeInput.class);
     } catch (StrictJson.MalformedJsonException e) {
       reject(record, RejectionReason.NOT_MERGEABLE, "not a merge-input.v1: " + e.getMessage());
       return null;
@@ -160,7 +190,7 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
   }
 
   private void publish(
-      Record<String, byte[]> record,
+      Record<String, Input> record,
       MergeOutcome.Applied applied,
       long now,
       Optional<TimedStore.Found<StoredMergeState>> previous) {
@@ -234,8 +264,11 @@ final class MergeProcessor implements Processor<String, byte[], Void, Void> {
     }
   }
 
-  private void reject(Record<String, byte[]> record, RejectionReason reason, String detail) {
-    Rejections.forwardInput(
-        context, record, record.value(), new Refusal(Names.MERGE, reason, detail));
+  private void reject(Record<String, Input> record, RejectionReason reason, String detail) {
+    byte[] original =
+        record.value() instanceof Local local
+            ? local.original()
+            : ((Encoded) record.value()).bytes();
+    Rejections.forwardInput(context, record, original, new Refusal(Names.MERGE, reason, detail));
   }
 }

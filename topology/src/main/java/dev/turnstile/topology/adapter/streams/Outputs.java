@@ -28,6 +28,13 @@ final class Outputs {
   static final Output<byte[]> FIRST_SERVICEBUS_MESSAGES =
       new Output<>(Names.SERVICEBUS_MERGE_INPUT);
 
+  /**
+   * Patches from Service Bus messages straight to {@code merge}, in the same task: those whose
+   * record already sits where {@code merge-inputs.v1} would put them ({@link
+   * ServiceBusMergeInputProcessor}).
+   */
+  static final Output<MergeProcessor.Input> LOCAL_MERGE_INPUTS = new Output<>(Names.MERGE);
+
   /** Patches from Service Bus messages to {@code merge-inputs.v1}. */
   static final Output<MergeInput> SERVICEBUS_MERGE_INPUTS =
       new Output<>(Names.SERVICEBUS_MERGE_INPUTS_SINK);

@@ -10,11 +10,13 @@ import dev.turnstile.topology.adapter.streams.Rejections.Refusal;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.domain.merge.MergeVersion;
 import dev.turnstile.topology.domain.merge.Patch;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -23,7 +25,11 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * Turns a deduplicated Service Bus message into a {@link MergeInput} keyed by its merge key, or
  * rejects it. It runs before the repartition through {@code merge-inputs.v1}, because the merge key
- * must be known to choose the partition.
+ * must be known to choose the partition. A message already keyed by its merge key, on the partition
+ * that key has (the billing queue's records are keyed by their {@code SessionId}, which is the
+ * merge key), needs no repartition: its patch goes straight to {@code merge} in this task, which
+ * holds that key's merge state ({@code docs/design.md}, "Merge"), and nothing is written to {@code
+ * merge-inputs.v1} for it.
  *
  * <p>Merge key: the JSON pointer {@code topology.merge.servicebus.key-pointer} into the body when
  * configured, else application property {@code topology.merge.servicebus.key-property}. Version:
@@ -40,10 +46,17 @@ import org.apache.kafka.streams.processor.api.Record;
 final class ServiceBusMergeInputProcessor implements Processor<String, byte[], Void, Void> {
 
   private final MergeSettings settings;
+  private final int mergeInputPartitions;
   private ProcessorContext<Void, Void> context;
 
-  ServiceBusMergeInputProcessor(MergeSettings settings) {
+  /**
+   * @param mergeInputPartitions the partition count of {@code merge-inputs.v1} when it equals that
+   *     of the record's topic, so that a record keyed by its merge key may be merged in place; 0
+   *     sends every patch through {@code merge-inputs.v1}
+   */
+  ServiceBusMergeInputProcessor(MergeSettings settings, int mergeInputPartitions) {
     this.settings = settings;
+    this.mergeInputPartitions = mergeInputPartitions;
   }
 
   @Override
@@ -97,7 +110,33 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], V
       return;
     }
     MergeInput input = new MergeInput(mergeKey.get(), Patch.of(version, body));
-    Outputs.SERVICEBUS_MERGE_INPUTS.forward(context, input.record(record));
+    if (inPlace(record, input.mergeKey())) {
+      Outputs.LOCAL_MERGE_INPUTS.forward(
+          context, record.withValue(new MergeProcessor.Local(input, value)));
+    } else {
+      Outputs.SERVICEBUS_MERGE_INPUTS.forward(context, input.record(record));
+    }
+  }
+
+  /**
+   * Whether the patch of {@code record} may be merged in this task: the record is keyed by its
+   * merge key and sits on the partition {@code merge-inputs.v1} would give that key (Kafka's
+   * default partitioner, the one both the bridge and this topology's sinks use), so this task is
+   * the one that holds the key's merge state. The two topics are declared with the same partition
+   * count, which the topology process checks before it starts and watches while it runs.
+   */
+  private boolean inPlace(Record<String, byte[]> record, String mergeKey) {
+    if (mergeInputPartitions <= 0 || !mergeKey.equals(record.key())) {
+      return false;
+    }
+    return context
+        .recordMetadata()
+        .map(
+            at ->
+                at.partition()
+                    == BuiltInPartitioner.partitionForKey(
+                        mergeKey.getBytes(StandardCharsets.UTF_8), mergeInputPartitions))
+        .orElse(false);
   }
 
   /** The body as a JSON object (strictly read), or null when it is none or not an object. */

@@ -14,6 +14,7 @@ import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.Topology;
@@ -75,12 +76,35 @@ public final class TurnstileTopology {
   }
 
   public static Topology build(TopologyConfig config, PostMergeStep postMergeStep) {
+    return build(config, postMergeStep, localMergePartitions());
+  }
+
+  /**
+   * @param localMergePartitions the partition count under which a Service Bus record keyed by its
+   *     merge key is merged in place ({@link ServiceBusMergeInputProcessor}): the one both topics
+   *     have; 0 sends every patch through {@code merge-inputs.v1}. A harness without a broker
+   *     ({@code TopologyTestDriver}) has one partition per topic.
+   */
+  static Topology build(
+      TopologyConfig config, PostMergeStep postMergeStep, int localMergePartitions) {
     Builder builder = new Builder(new Topology(), config);
     MergeSettings merge = config.merge();
     addDeviceSessions(builder, config, merge.sessionsEnabled());
-    addServiceBusMergeInputs(builder, config, merge);
+    addServiceBusMergeInputs(builder, config, merge, localMergePartitions);
     addMerge(builder, merge, postMergeStep);
     return builder.topology;
+  }
+
+  /**
+   * The partition count {@code merge-inputs.v1} and {@code servicebus-messages.raw.v1} are declared
+   * with, when it is the same (it is, and a test says so); 0 when a catalogue change made it
+   * differ, which sends every Service Bus patch through {@code merge-inputs.v1} again rather than
+   * merging it in a task that does not hold its key. The topology process starts only on topics as
+   * declared.
+   */
+  static int localMergePartitions() {
+    int partitions = TopicCatalogue.MERGE_INPUTS.partitions();
+    return partitions == TopicCatalogue.SERVICEBUS_MESSAGES_RAW.partitions() ? partitions : 0;
   }
 
   private static void addDeviceSessions(
@@ -123,7 +147,7 @@ public final class TurnstileTopology {
   }
 
   private static void addServiceBusMergeInputs(
-      Builder builder, TopologyConfig config, MergeSettings merge) {
+      Builder builder, TopologyConfig config, MergeSettings merge, int localMergePartitions) {
     builder.source(Names.SERVICEBUS_MESSAGES_SOURCE, TopicCatalogue.SERVICEBUS_MESSAGES_RAW);
     builder.stage(
         Names.SERVICEBUS_MESSAGE_DEDUP,
@@ -136,7 +160,7 @@ public final class TurnstileTopology {
         Names.SERVICEBUS_MESSAGES_SOURCE);
     builder.stage(
         Outputs.FIRST_SERVICEBUS_MESSAGES,
-        () -> new ServiceBusMergeInputProcessor(merge),
+        () -> new ServiceBusMergeInputProcessor(merge, localMergePartitions),
         Names.SERVICEBUS_MESSAGE_DEDUP);
     builder.sink(
         Outputs.SERVICEBUS_MERGE_INPUTS,
@@ -146,7 +170,10 @@ public final class TurnstileTopology {
   }
 
   private static void addMerge(Builder builder, MergeSettings merge, PostMergeStep step) {
-    builder.source(Names.MERGE_INPUTS_SOURCE, TopicCatalogue.MERGE_INPUTS);
+    builder.source(
+        Names.MERGE_INPUTS_SOURCE, TopicCatalogue.MERGE_INPUTS, MergeProcessor.INPUT_DESERIALIZER);
+    // Two parents: what merge-inputs.v1 carries, and the Service Bus patches merged in place
+    // (Outputs.LOCAL_MERGE_INPUTS), which makes the Service Bus path and merge one sub-topology.
     builder.stage(
         Names.MERGE,
         MergeProcessor.supplier(
@@ -155,7 +182,8 @@ public final class TurnstileTopology {
             MergeSettings.MAX_STORED_STATE_BYTES,
             merge.retention(),
             step),
-        Names.MERGE_INPUTS_SOURCE);
+        Names.MERGE_INPUTS_SOURCE,
+        Names.SERVICEBUS_MERGE_INPUT);
     builder.sink(
         Outputs.MERGE_RESULTS,
         TopicCatalogue.MERGE_RESULTS,
@@ -199,11 +227,11 @@ public final class TurnstileTopology {
     }
 
     void source(String name, Topic topic) {
-      topology.addSource(
-          name,
-          Serdes.String().deserializer(),
-          Serdes.ByteArray().deserializer(),
-          config.topic(topic));
+      source(name, topic, Serdes.ByteArray().deserializer());
+    }
+
+    void source(String name, Topic topic, Deserializer<?> values) {
+      topology.addSource(name, Serdes.String().deserializer(), values, config.topic(topic));
     }
 
     <V> void sink(Output<V> output, Topic topic, Serializer<V> serializer, String parent) {
@@ -222,8 +250,8 @@ public final class TurnstileTopology {
      * to be wired for rejections.
      */
     <VIn> void stage(
-        String name, ProcessorSupplier<String, VIn, Void, Void> supplier, String parent) {
-      topology.addProcessor(name, supplier, parent);
+        String name, ProcessorSupplier<String, VIn, Void, Void> supplier, String... parents) {
+      topology.addProcessor(name, supplier, parents);
       rejections(name, name);
     }
 

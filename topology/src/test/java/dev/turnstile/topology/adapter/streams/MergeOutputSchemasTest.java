@@ -7,9 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.contracttest.SchemaValidator;
 import dev.turnstile.schemas.TopicCatalogue;
+import dev.turnstile.topology.domain.merge.CompletenessRule;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,9 @@ class MergeOutputSchemasTest {
 
   @Test
   void mergeInputsResultsPostMergeAndRejectionsMatchTheirSchemas() {
-    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+    // Every patch through merge-inputs.v1 (none merged in place), so both feeders' values are read.
+    try (TopologyFixture topology =
+        new TopologyFixture(stateDir, Map.of(), CompletenessRule.settledChargingSession(), 0)) {
       var mergeInputs =
           topology.driver.createOutputTopic(
               TopicCatalogue.MERGE_INPUTS.baseName(),

@@ -3,6 +3,8 @@ package dev.turnstile.topology.adapter.streams;
 import static dev.turnstile.schemas.DeviceEventType.Finished;
 import static dev.turnstile.schemas.DeviceEventType.Started;
 import static dev.turnstile.topology.adapter.streams.TopologyFixture.event;
+import static dev.turnstile.topology.adapter.streams.TopologyFixture.tree;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,12 +13,14 @@ import dev.turnstile.schemas.RejectedEvent;
 import dev.turnstile.schemas.RejectionReason;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.config.TopologyConfig;
+import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -118,7 +122,7 @@ class MergeTopologyTest {
 
   @Test
   void aReplayedMergeInputHasNoSecondResultAndNoSecondPostMergeOutput() {
-    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+    try (TopologyFixture topology = throughMergeInputs()) {
       TestOutputTopic<String, byte[]> mergeInputs =
           topology.driver.createOutputTopic(
               TopicCatalogue.MERGE_INPUTS.baseName(),
@@ -146,9 +150,78 @@ class MergeTopologyTest {
     }
   }
 
+  /** Every Service Bus patch through {@code merge-inputs.v1}, none merged in place. */
+  private TopologyFixture throughMergeInputs() {
+    return new TopologyFixture(
+        stateDir,
+        Map.of(),
+        CompletenessRule.settledChargingSession(), /* localMergePartitions */
+        0);
+  }
+
+  private static TestOutputTopic<String, byte[]> mergeInputs(TopologyFixture topology) {
+    return topology.driver.createOutputTopic(
+        TopicCatalogue.MERGE_INPUTS.baseName(),
+        new StringDeserializer(),
+        new ByteArrayDeserializer());
+  }
+
+  @Test
+  void aMessageKeyedByItsMergeKeyIsMergedInPlaceAndOneKeyedOtherwiseThroughMergeInputs() {
+    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+      TestOutputTopic<String, byte[]> mergeInputs = mergeInputs(topology);
+      sendSession(topology);
+      sendBilling(topology, "m1", 10, BILLING);
+      assertThat(mergeInputs.readRecordsToList())
+          .as("only the closed session's patch takes the hop")
+          .extracting(r -> tree(r.value()).at("/patch/source").asText())
+          .containsExactly(SessionMergeInputProcessor.SOURCE);
+      assertThat(topology.postMergeOutputs()).hasSize(1);
+
+      // Keyed by something else (a queue keyed by message id): re-keyed through the topic.
+      topology.sendServiceBus("other-key", "m2", 11, REF, "{\"note\":1}".getBytes(UTF_8));
+      assertThat(mergeInputs.readRecordsToList())
+          .extracting(r -> r.key() + " " + tree(r.value()).at("/patch/eventId").asText())
+          .containsExactly(REF + " m2");
+      assertThat(topology.mergeResults.readValuesToList())
+          .extracting(v -> tree(v).get("contributionCount").asLong())
+          .containsExactly(1L, 2L, 3L);
+    }
+  }
+
+  @Test
+  void aMessageOnAnotherPartitionThanItsMergeKeysTakesTheHopWhateverItsKey() {
+    // The driver puts every record on partition 0; with six partitions declared, only a key that
+    // Kafka's partitioner sends to partition 0 is where merge-inputs.v1 would put it.
+    int partitions = 6;
+    List<String> keys = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9");
+    List<String> atZero =
+        keys.stream()
+            .filter(k -> BuiltInPartitioner.partitionForKey(k.getBytes(UTF_8), partitions) == 0)
+            .toList();
+    assertThat(atZero).as("some keys, not all").isNotEmpty().hasSizeLessThan(keys.size());
+    try (TopologyFixture topology =
+        new TopologyFixture(
+            stateDir, Map.of(), CompletenessRule.settledChargingSession(), partitions)) {
+      TestOutputTopic<String, byte[]> mergeInputs = mergeInputs(topology);
+      long seq = 1;
+      for (String key : keys) {
+        topology.sendServiceBus(key, "m-" + key, seq++, key, "{\"a\":1}".getBytes(UTF_8));
+      }
+
+      assertThat(mergeInputs.readKeyValuesToList())
+          .extracting(kv -> kv.key)
+          .containsExactlyElementsOf(keys.stream().filter(k -> !atZero.contains(k)).toList());
+      assertThat(topology.mergeResults.readKeyValuesToList())
+          .extracting(kv -> kv.key)
+          .containsExactlyInAnyOrderElementsOf(keys);
+      assertThat(topology.rejections()).isEmpty();
+    }
+  }
+
   @Test
   void aMergeInputCarriesOnlyTheIdOfTheEventItCameFrom() {
-    try (TopologyFixture topology = new TopologyFixture(stateDir)) {
+    try (TopologyFixture topology = throughMergeInputs()) {
       TestOutputTopic<String, byte[]> mergeInputs =
           topology.driver.createOutputTopic(
               TopicCatalogue.MERGE_INPUTS.baseName(),
@@ -223,7 +296,9 @@ class MergeTopologyTest {
                 assertThat(r.key()).isEqualTo(REF);
                 assertThat(r.eventId()).isEqualTo(refused.get("mergeResultId").asText());
                 assertThat(r.event()).isEqualTo(refused);
-                assertThat(r.sourceTopic()).isEqualTo(TopicCatalogue.MERGE_INPUTS.baseName());
+                // The billing message was merged in place: its record produced the result.
+                assertThat(r.sourceTopic())
+                    .isEqualTo(TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName());
                 assertThat(r.detail()).startsWith("/kwhTotal");
               });
     }
@@ -252,7 +327,7 @@ class MergeTopologyTest {
   }
 
   @Test
-  void mergeAndPostMergeAreOneSubTopologyBesideTheDevicePathAndTheServiceBusPath() {
+  void theServiceBusPathMergeAndPostMergeAreOneSubTopologyBesideTheDevicePath() {
     TopologyConfig config =
         TopologyConfig.of(
             Map.of(
@@ -261,7 +336,11 @@ class MergeTopologyTest {
                 "topology.state-dir",
                 stateDir.toString()));
 
-    assertThat(TurnstileTopology.build(config).describe().subtopologies()).hasSize(3);
+    assertThat(TurnstileTopology.build(config).describe().subtopologies()).hasSize(2);
+    assertThat(TurnstileTopology.localMergePartitions())
+        .as("merge-inputs.v1 and servicebus-messages.raw.v1 are declared alike, so in-place merges")
+        .isEqualTo(TopicCatalogue.MERGE_INPUTS.partitions())
+        .isPositive();
     assertThat(TurnstileTopology.sourceTopics(TurnstileTopology.build(config)))
         .containsExactlyInAnyOrder(
             TopicCatalogue.DEVICE_EVENTS_RAW.baseName(),
@@ -361,6 +440,15 @@ class MergeTopologyTest {
           .extracting(RejectedEvent::eventId)
           .containsExactly("n1", "n2", "n3", "n4", "m5", "m40");
       assertThat(rejections.get(4).stage()).isEqualTo(Names.MERGE);
+      // Merged in place, a patch's rejection points at the Service Bus record and carries its body.
+      assertThat(List.of(rejections.get(4), rejections.get(5)))
+          .allSatisfy(
+              r -> {
+                assertThat(r.stage()).isEqualTo(Names.MERGE);
+                assertThat(r.sourceTopic())
+                    .isEqualTo(TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName());
+              });
+      assertThat(rejections.get(4).event()).isEqualTo(tree("{\"c\":3}".getBytes(UTF_8)));
       assertThat(topology.mergeResults.readValuesToList()).hasSize(3);
     }
   }

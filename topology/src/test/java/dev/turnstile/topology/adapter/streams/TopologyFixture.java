@@ -65,6 +65,19 @@ final class TopologyFixture implements AutoCloseable {
 
   /** With {@code overrides}, and {@code postMergeStep} in place of the default one. */
   TopologyFixture(Path stateDir, Map<String, String> overrides, PostMergeStep postMergeStep) {
+    this(stateDir, overrides, postMergeStep, 1);
+  }
+
+  /**
+   * As above, with Service Bus patches merged in place under {@code localMergePartitions}
+   * partitions ({@link TurnstileTopology#build(TopologyConfig, PostMergeStep, int)}): 1 by default,
+   * the driver's one partition per topic, so a record keyed by its merge key is merged in place.
+   */
+  TopologyFixture(
+      Path stateDir,
+      Map<String, String> overrides,
+      PostMergeStep postMergeStep,
+      int localMergePartitions) {
     Map<String, String> values = new HashMap<>();
     values.put("kafka.bootstrap.servers", "unused:9092");
     values.put("topology.state-dir", stateDir.toString());
@@ -75,7 +88,7 @@ final class TopologyFixture implements AutoCloseable {
     TopologyConfig config = TopologyConfig.of(values);
     driver =
         new TopologyTestDriver(
-            TurnstileTopology.build(config, postMergeStep),
+            TurnstileTopology.build(config, postMergeStep, localMergePartitions),
             TopologyApplication.streamsProperties(config),
             START);
     input =
