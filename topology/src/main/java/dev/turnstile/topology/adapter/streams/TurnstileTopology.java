@@ -32,7 +32,8 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  *                                                                    v
  * servicebus-messages.raw.v1 -> servicebus-message-dedup      merge-inputs.v1 (key: merge key)
  *                                  -> servicebus-merge-input --^     |
- *                                                                    v
+ *                                               | keyed by its merge key, in place
+ *                                               v                    v
  *                                       merge-results.v1 &lt;- merge (merge-store)
  *                                                                    | each published result
  *                                                                    v
@@ -41,23 +42,27 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * every stage may also write rejected-events.v1, each through its own counter and sink
  * </pre>
  *
- * <p><b>Three sub-topologies.</b> The device path, the Service Bus path and merge share no
- * processor and no sink, so Kafka Streams makes them three sub-topologies whose tasks each read one
- * input partition. Were they joined (one shared rejections counter, one shared {@code merge-inputs}
- * sink), every task would read all three inputs and, to keep timestamp order across them, wait for
- * the hops it feeds itself, which are visible only once its own transaction commits: the device
- * path would advance one commit interval at a time.
+ * <p><b>Two sub-topologies.</b> The device path shares no processor and no sink with the rest, so
+ * Kafka Streams makes it a sub-topology whose tasks each read one partition of its input. Were it
+ * joined to merge (one shared rejections counter, one shared {@code merge-inputs} sink), every
+ * device task would also read {@code merge-inputs.v1} and, to keep timestamp order, wait for the hop
+ * it feeds itself, visible only once its own transaction commits: the device path would advance
+ * one commit interval at a time. The Service Bus path and merge are one sub-topology: task
+ * <i>p</i> reads partition <i>p</i> of both of their topics.
  *
  * <p><b>Why {@code merge-inputs.v1}.</b> The merge store must be keyed by merge key, but session
  * events arrive keyed by device and Service Bus messages by a per-entity key, on different topics:
  * in place, one merge key's records would be processed by different tasks with different stores. So
- * both feeders re-key their patches by merge key and write them to {@code merge-inputs.v1}, whose
+ * the feeders re-key their patches by merge key and write them to {@code merge-inputs.v1}, whose
  * source feeds {@code merge}: every patch of one key lands on one partition, hence one task. It is
  * a user topic declared in {@link TopicCatalogue}, not an internal repartition topic, so its name,
  * partitions and retention are declared (and checked against the k8s manifests) like every other
  * topic, do not depend on {@code application.id}, and the merge stage can be resumed or replayed
  * from it on its own. Under exactly-once the write to it commits with the feeders' input offsets.
- * The price: Kafka Streams does not purge it after commit, so its retention bounds it.
+ * The price: Kafka Streams does not purge it after commit, so its retention bounds it. A Service
+ * Bus record already keyed by its merge key sits where that hop would put its patch (the two topics
+ * have one partition count, {@link #localMergePartitions()}), so its patch goes to {@code merge}
+ * in place ({@link ServiceBusMergeInputProcessor}).
  *
  * <p><b>Why post-merge has no topic of its own to read.</b> It runs in {@code merge}'s task on the
  * result {@code merge} has just built ({@link PostMerge}), and remembers what it published in the
