@@ -24,10 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each merge key's {@link MergeState} on {@code merge-inputs.v1}, publishes every applied
- * patch's {@link MergeResult} on {@code merge-results.v1} (key: merge key, {@code ce_id}: the
- * merge-result id), and runs {@link PostMerge} on it, which may publish on {@code post-merge.v1}
- * (same key and {@code ce_id}) or reject as stage {@code post-merge}.
+ * Runs each merge key's {@link MergeState} on {@code merge-inputs.v1} and on the Service Bus
+ * patches merged in place ({@link Input}), publishes every applied patch's {@link MergeResult} on
+ * {@code merge-results.v1} (key: merge key, {@code ce_id}: the merge-result id), and runs {@link
+ * PostMerge} on it, which may publish on {@code post-merge.v1} (same key and {@code ce_id}) or
+ * reject as stage {@code post-merge}.
  *
  * <p>State: {@code merge-store} ({@link TimedStore}), merge key to {@link StoredMergeState} (CBOR;
  * JSON read too), with what post-merge last published for the key; one write per applied patch,

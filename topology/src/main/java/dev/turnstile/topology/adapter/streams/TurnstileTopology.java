@@ -45,10 +45,10 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * <p><b>Two sub-topologies.</b> The device path shares no processor and no sink with the rest, so
  * Kafka Streams makes it a sub-topology whose tasks each read one partition of its input. Were it
  * joined to merge (one shared rejections counter, one shared {@code merge-inputs} sink), every
- * device task would also read {@code merge-inputs.v1} and, to keep timestamp order, wait for the hop
- * it feeds itself, visible only once its own transaction commits: the device path would advance
- * one commit interval at a time. The Service Bus path and merge are one sub-topology: task
- * <i>p</i> reads partition <i>p</i> of both of their topics.
+ * device task would also read {@code merge-inputs.v1} and, to keep timestamp order, wait for the
+ * hop it feeds itself, visible only once its own transaction commits: the device path would advance
+ * one commit interval at a time. The Service Bus path and merge are one sub-topology: task <i>p</i>
+ * reads partition <i>p</i> of both of their topics.
  *
  * <p><b>Why {@code merge-inputs.v1}.</b> The merge store must be keyed by merge key, but session
  * events arrive keyed by device and Service Bus messages by a per-entity key, on different topics:
@@ -61,8 +61,8 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * from it on its own. Under exactly-once the write to it commits with the feeders' input offsets.
  * The price: Kafka Streams does not purge it after commit, so its retention bounds it. A Service
  * Bus record already keyed by its merge key sits where that hop would put its patch (the two topics
- * have one partition count, {@link #localMergePartitions()}), so its patch goes to {@code merge}
- * in place ({@link ServiceBusMergeInputProcessor}).
+ * have one partition count, {@link #localMergePartitions()}), so its patch goes to {@code merge} in
+ * place ({@link ServiceBusMergeInputProcessor}).
  *
  * <p><b>Why post-merge has no topic of its own to read.</b> It runs in {@code merge}'s task on the
  * result {@code merge} has just built ({@link PostMerge}), and remembers what it published in the
