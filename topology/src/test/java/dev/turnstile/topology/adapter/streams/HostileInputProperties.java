@@ -314,9 +314,12 @@ class HostileInputProperties {
     Arbitrary<String> mergeKey = Arbitraries.of("k1", "k2", "", " ", null);
     Arbitrary<String> sequence =
         Arbitraries.of("1", "2", "17", "-5", "x", "99999999999999999999", null);
-    return Combinators.combine(bodies, mergeKey, sequence, identityHeaders(), timestamps())
+    // Keyed by its merge key, a message is merged in place; keyed otherwise, through the hop.
+    Arbitrary<String> recordKey = Arbitraries.of("k", "k1");
+    return Combinators.combine(
+            bodies, mergeKey, sequence, identityHeaders(), timestamps(), recordKey)
         .as(
-            (b, key, seq, headers, ts) -> {
+            (b, key, seq, headers, ts, recordKeyChosen) -> {
               Map<String, byte[]> all = new HashMap<>(headers);
               if (key != null) {
                 all.put(ServiceBusHeaders.property("mergeKey"), utf8(key));
@@ -328,7 +331,12 @@ class HostileInputProperties {
                   !headers.containsKey(CloudEventHeaders.ID)
                       || !headers.containsKey(CloudEventHeaders.SOURCE);
               return new Input(
-                  TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(), "k", b, all, ts, unreadable);
+                  TopicCatalogue.SERVICEBUS_MESSAGES_RAW.baseName(),
+                  recordKeyChosen,
+                  b,
+                  all,
+                  ts,
+                  unreadable);
             });
   }
 
