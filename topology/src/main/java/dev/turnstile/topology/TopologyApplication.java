@@ -200,11 +200,41 @@ public final class TopologyApplication implements AutoCloseable {
           RejectingExceptionHandler.class,
           UsableTimestampExtractor.class);
 
-  /** The Kafka Streams configuration Turnstile runs with, as {@link StreamsProperties} computes. */
+  /**
+   * The Kafka Streams configuration Turnstile runs with, as {@link StreamsProperties} computes, and
+   * a {@code client.id} that carries the topology's {@link #shape}: {@code <client.id, else
+   * application id>-shape-<shape>-<random UUID>}, so every consumer of the group says which shape
+   * it runs ({@link #shapeOfClient}).
+   */
   public static Properties streamsProperties(TopologyConfig config) {
     Properties p = StreamsProperties.of(config, PLUGINS);
     p.put(RejectingExceptionHandler.REJECTED_TOPIC, config.topic(TopicCatalogue.REJECTED_EVENTS));
+    Object base = p.getOrDefault(StreamsConfig.CLIENT_ID_CONFIG, config.applicationId());
+    p.put(
+        StreamsConfig.CLIENT_ID_CONFIG,
+        base + SHAPE_MARK + shape(config) + "-" + java.util.UUID.randomUUID());
     return p;
+  }
+
+  private static final String SHAPE_MARK = "-shape-";
+
+  /** {@link TurnstileTopology#shape} of the topology {@code config} describes. */
+  public static String shape(TopologyConfig config) {
+    return TurnstileTopology.shape(TurnstileTopology.build(config));
+  }
+
+  /**
+   * The shape a group member's client id carries (a stream thread's consumer's client id starts
+   * with the Streams {@code client.id}); empty for a client of a release before shapes were marked,
+   * or not a topology's.
+   */
+  public static java.util.Optional<String> shapeOfClient(String clientId) {
+    int at = clientId == null ? -1 : clientId.lastIndexOf(SHAPE_MARK);
+    if (at < 0 || clientId.length() < at + SHAPE_MARK.length() + 8) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        clientId.substring(at + SHAPE_MARK.length(), at + SHAPE_MARK.length() + 8));
   }
 
   /**

@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
@@ -234,7 +235,7 @@ public final class TopologyProcess implements AutoCloseable {
       return null;
     }
     if (others.isEmpty()) {
-      return null;
+      return membersOfAnotherShape();
     }
     return new ExitReason(
         ExitCode.CONFIG,
@@ -248,6 +249,69 @@ public final class TopologyProcess implements AutoCloseable {
             + " this one cannot run beside it or read its state. Start this version under a new"
             + " application id (a new generation), or stop every instance, reset the application"
             + " id and delete those offsets (docs/design.md, \"State and recovery\")");
+  }
+
+  /**
+   * Why this instance cannot join its group now: members of the group run a topology of another
+   * shape ({@link TopologyApplication#shapeOfClient}; a release before shapes were marked has
+   * none), whose tasks are numbered otherwise, so that two instances could write one store's
+   * changelog partition. {@code null} when every member runs this shape, or the group could not be
+   * read.
+   */
+  private ExitReason membersOfAnotherShape() {
+    String mine = TopologyApplication.shape(config);
+    Set<String> others = new TreeSet<>();
+    try {
+      admin
+          .describeConsumerGroups(List.of(config.applicationId()))
+          .all()
+          .get(10, TimeUnit.SECONDS)
+          .values()
+          .forEach(
+              group ->
+                  group
+                      .members()
+                      .forEach(
+                          member -> {
+                            String theirs =
+                                TopologyApplication.shapeOfClient(member.clientId()).orElse(null);
+                            if (!mine.equals(theirs)) {
+                              others.add(member.clientId() + " on " + member.host());
+                            }
+                          }));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof GroupIdNotFoundException) {
+        return null;
+      }
+      LOG.warn(
+          "could not describe group {}: starting without checking that its members run this"
+              + " topology's shape",
+          config.applicationId(),
+          e);
+      return null;
+    } catch (TimeoutException e) {
+      LOG.warn("could not describe group {} in time: starting unchecked", config.applicationId());
+      return null;
+    }
+    if (others.isEmpty()) {
+      return null;
+    }
+    return new ExitReason(
+        ExitCode.CONFIG,
+        "group "
+            + config.applicationId()
+            + " ("
+            + TopologyConfigModel.APPLICATION_ID
+            + ") has members running a topology of another shape than this one ("
+            + mine
+            + "): "
+            + others
+            + ". Kafka Streams would number their tasks otherwise and two instances could write"
+            + " the same state; this is an upgrade that cannot roll. Stop every instance of the"
+            + " other version, then start this one (docs/design.md, \"State and recovery\")");
   }
 
   /** Kafka Streams reached {@code ERROR}: a stream thread failed with {@code cause}. */

@@ -152,6 +152,52 @@ class TopologyStartFailuresIT {
         .contains("new generation");
   }
 
+  /**
+   * A group whose live members run another shape (here a consumer whose client id carries no shape,
+   * as every instance of a release before shapes were marked) is refused before Kafka Streams joins
+   * it: the same topics are read, so the committed offsets cannot tell, but the tasks would be
+   * numbered otherwise. A rolling update stops at its first new pod.
+   */
+  @Test
+  void aGroupWithMembersOfAnotherShapeEndsNamingThemAndTheKey() throws Exception {
+    Map<String, String> values = settings("members");
+    Map<String, Object> old = new java.util.HashMap<>();
+    old.put("bootstrap.servers", kafka.bootstrapServers());
+    old.put("group.id", "start-members");
+    old.put("client.id", "start-members-0c1d-StreamThread-1-consumer");
+    old.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+    old.put(
+        "value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class);
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(old)) {
+      consumer.subscribe(List.of(PREFIX + "device-events.raw.v1"));
+      long deadline = System.nanoTime() + PROMPTLY.toNanos();
+      while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(200));
+      }
+      assertThat(consumer.assignment()).as("the old member joined").isNotEmpty();
+
+      Run run = run(values);
+
+      assertThat(run.code()).isEqualTo(ExitCode.CONFIG);
+      assertThat(run.error())
+          .contains("start-members-0c1d-StreamThread-1-consumer")
+          .contains("another shape")
+          .contains("topology.application-id");
+    }
+  }
+
+  @Test
+  void aTopologyOfTheSameShapeMayJoinAndTheShapeReadsBackFromItsClientId() {
+    TopologyConfig config = TopologyConfig.of(settings("same"));
+    String clientId =
+        TopologyApplication.streamsProperties(config).getProperty("client.id")
+            + "-StreamThread-1-consumer";
+
+    assertThat(TopologyApplication.shapeOfClient(clientId))
+        .contains(TopologyApplication.shape(config));
+    assertThat(TopologyApplication.shapeOfClient("start-0c1d-StreamThread-1-consumer")).isEmpty();
+  }
+
   @Test
   void anUnwritableStateDirectoryEndsWithTheConfigCodeNamingTheKey() throws Exception {
     Path file = Files.writeString(home.resolve("a-file"), "not a directory");

@@ -5,13 +5,17 @@ import static dev.turnstile.topology.config.TopologyConfigModel.MAX_DUE_PER_PUNC
 import static dev.turnstile.topology.config.TopologyConfigModel.PUNCTUATE_INTERVAL;
 import static dev.turnstile.topology.config.TopologyConfigModel.SESSION_MAX_STATE_BYTES;
 
+import dev.turnstile.schemas.Sha256;
 import dev.turnstile.schemas.Topic;
 import dev.turnstile.schemas.TopicCatalogue;
 import dev.turnstile.topology.config.MergeSettings;
 import dev.turnstile.topology.config.TopologyConfig;
 import dev.turnstile.topology.domain.merge.CompletenessRule;
 import dev.turnstile.topology.domain.merge.PostMergeStep;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -45,10 +49,11 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * <p><b>Two sub-topologies.</b> The device path shares no processor and no sink with the rest, so
  * Kafka Streams makes it a sub-topology whose tasks each read one partition of its input. Were it
  * joined to merge (one shared rejections counter, one shared {@code merge-inputs} sink), every
- * device task would also read {@code merge-inputs.v1} and, to keep timestamp order, wait for the
- * hop it feeds itself, visible only once its own transaction commits: the device path would advance
- * one commit interval at a time. The Service Bus path and merge are one sub-topology: task <i>p</i>
- * reads partition <i>p</i> of both of their topics.
+ * device task would also read {@code merge-inputs.v1} and order its input by timestamp with it. The
+ * Service Bus path and merge are one sub-topology: task <i>p</i> reads partition <i>p</i> of both
+ * of their topics, and may write {@code merge-inputs.v1} itself (a patch not merged in place); with
+ * {@code max.task.idle.ms} at 0, its default, a task never waits for its own open transaction's
+ * records (KIP-695).
  *
  * <p><b>Why {@code merge-inputs.v1}.</b> The merge store must be keyed by merge key, but session
  * events arrive keyed by device and Service Bus messages by a per-entity key, on different topics:
@@ -57,12 +62,11 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
  * source feeds {@code merge}: every patch of one key lands on one partition, hence one task. It is
  * a user topic declared in {@link TopicCatalogue}, not an internal repartition topic, so its name,
  * partitions and retention are declared (and checked against the k8s manifests) like every other
- * topic, do not depend on {@code application.id}, and the merge stage can be resumed or replayed
- * from it on its own. Under exactly-once the write to it commits with the feeders' input offsets.
- * The price: Kafka Streams does not purge it after commit, so its retention bounds it. A Service
- * Bus record already keyed by its merge key sits where that hop would put its patch (the two topics
- * have one partition count, {@link #localMergePartitions()}), so its patch goes to {@code merge} in
- * place ({@link ServiceBusMergeInputProcessor}).
+ * topic and do not depend on {@code application.id}. Under exactly-once the write to it commits
+ * with the feeders' input offsets. The price: Kafka Streams does not purge it after commit, so its
+ * retention bounds it. A Service Bus record already keyed by its merge key sits where that hop
+ * would put its patch (the two topics have one partition count, {@link #localMergePartitions()}),
+ * so its patch goes to {@code merge} in place ({@link ServiceBusMergeInputProcessor}).
  *
  * <p><b>Why post-merge has no topic of its own to read.</b> It runs in {@code merge}'s task on the
  * result {@code merge} has just built ({@link PostMerge}), and remembers what it published in the
@@ -216,6 +220,32 @@ public final class TurnstileTopology {
       }
     }
     return topics;
+  }
+
+  /**
+   * What decides which tasks a topology has and which state each holds: per sub-topology, its
+   * source topics and its stores, as 8 hex digits of their SHA-256. Two instances may share a
+   * consumer group only with the same shape: with another, Kafka Streams numbers the tasks
+   * otherwise and two instances could write the same store's changelog partition. Processors or
+   * sinks added or removed inside a sub-topology do not change it.
+   */
+  public static String shape(Topology topology) {
+    List<String> parts = new ArrayList<>();
+    for (TopologyDescription.Subtopology sub : topology.describe().subtopologies()) {
+      Set<String> sources = new TreeSet<>();
+      Set<String> stores = new TreeSet<>();
+      for (TopologyDescription.Node node : sub.nodes()) {
+        if (node instanceof TopologyDescription.Source source) {
+          sources.addAll(source.topicSet());
+        } else if (node instanceof TopologyDescription.Processor processor) {
+          stores.addAll(processor.stores());
+        }
+      }
+      parts.add(sources + "" + stores);
+    }
+    parts.sort(null);
+    return Sha256.hex(Sha256.digest(String.join(";", parts).getBytes(StandardCharsets.UTF_8)))
+        .substring(0, 8);
   }
 
   /**
