@@ -75,8 +75,8 @@ public enum OutputView {
       (key, value) -> key,
       UnaryOperator.identity(),
       "a key's earlier results: how many there are and in which order depends on the order in"
-          + " which the session and Service Bus paths reach `merge-inputs.v1` (arrival order"
-          + " across two paths), while the last one does not (the merge is order-independent)"),
+          + " which the session and Service Bus paths reach the merge (arrival order across two"
+          + " paths), while the last one does not (the merge is order-independent)"),
 
   POST_MERGE(
       TopicCatalogue.POST_MERGE,

@@ -31,8 +31,8 @@ public final class Names {
 
   /**
    * The child of stage {@code stage} that counts its rejections by reason on their way to {@code
-   * rejected-events.v1}. Each stage has its own, with its own sink, so stages stay separate
-   * sub-topologies (tasks that do not wait for each other's input).
+   * rejected-events.v1}. Each stage has its own, with its own sink, so no shared sink joins the
+   * device path's sub-topology to the merge's (tasks that do not wait for each other's input).
    */
   public static String rejections(String stage) {
     return stage + "-rejections";

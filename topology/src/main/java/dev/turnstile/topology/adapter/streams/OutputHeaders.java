@@ -26,8 +26,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * type, on a template event, and the headers it writes are kept in its order; a record's own id,
  * subject and time are then encoded as the writer encodes them (UTF-8 text; the time through the
  * SDK's {@link Time#writeTime}). Building and validating an event and running the writer for every
- * record cost about a microsecond per output record; {@code OutputHeadersTest} checks that both
- * ways write the same headers.
+ * record cost about a microsecond per output record; {@code OutputHeadersProperties} checks that
+ * both ways write the same headers.
  */
 final class OutputHeaders {
 
@@ -44,20 +44,20 @@ final class OutputHeaders {
    * The headers of one output record of {@code topic}; {@code ce_dataschema} is the {@code $id} of
    * the schema the catalogue names for it.
    *
-   * @param id {@code ce_id}, not empty
+   * @param id {@code ce_id}, not null
    * @param subject {@code ce_subject}, omitted when null
-   * @throws IllegalArgumentException when {@code id} is null or empty, as the SDK's builder does
+   * @throws IllegalStateException when {@code id} is null, as the SDK's builder throws
    */
   static Headers cloudEvent(Topic topic, String id, String type, String subject, Instant time) {
-    if (id == null || id.isEmpty()) {
-      throw new IllegalArgumentException("a CloudEvent needs an id (ce_id)");
+    if (id == null) {
+      throw new IllegalStateException("a CloudEvent needs an id (ce_id)");
     }
     Header[] template = TEMPLATES.computeIfAbsent(new Kind(topic, type), OutputHeaders::template);
     RecordHeaders headers = new RecordHeaders();
     for (Header header : template) {
       switch (header.key()) {
         case ID -> headers.add(ID, utf8(id));
-        case TIME -> headers.add(TIME, utf8(Time.writeTime(TIME, time.atOffset(ZoneOffset.UTC))));
+        case TIME -> headers.add(TIME, utf8(Time.writeTime("time", time.atOffset(ZoneOffset.UTC))));
         case SUBJECT -> {
           if (subject != null) {
             headers.add(SUBJECT, utf8(subject));

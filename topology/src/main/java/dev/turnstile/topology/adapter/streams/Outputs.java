@@ -35,7 +35,7 @@ final class Outputs {
    */
   static final Output<MergeProcessor.Input> LOCAL_MERGE_INPUTS = new Output<>(Names.MERGE);
 
-  /** Patches from Service Bus messages to {@code merge-inputs.v1}. */
+  /** Patches from Service Bus messages not merged in place, to {@code merge-inputs.v1}. */
   static final Output<MergeInput> SERVICEBUS_MERGE_INPUTS =
       new Output<>(Names.SERVICEBUS_MERGE_INPUTS_SINK);
 

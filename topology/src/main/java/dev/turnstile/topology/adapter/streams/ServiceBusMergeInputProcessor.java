@@ -26,10 +26,10 @@ import org.apache.kafka.streams.processor.api.Record;
  * Turns a deduplicated Service Bus message into a {@link MergeInput} keyed by its merge key, or
  * rejects it. It runs before the repartition through {@code merge-inputs.v1}, because the merge key
  * must be known to choose the partition. A message already keyed by its merge key, on the partition
- * that key has (the billing queue's records are keyed by their {@code SessionId}, which is the
- * merge key), needs no repartition: its patch goes straight to {@code merge} in this task, which
- * holds that key's merge state ({@code docs/design.md}, "Merge"), and nothing is written to {@code
- * merge-inputs.v1} for it.
+ * that key has (the billing entity's records are keyed by the {@code mergeKey} application
+ * property, where the merge key is read too), needs no repartition: its patch goes straight to
+ * {@code merge} in this task, which holds that key's merge state ({@code docs/design.md}, "Merge"),
+ * and nothing is written to {@code merge-inputs.v1} for it.
  *
  * <p>Merge key: the JSON pointer {@code topology.merge.servicebus.key-pointer} into the body when
  * configured, else application property {@code topology.merge.servicebus.key-property}. Version:
@@ -121,9 +121,11 @@ final class ServiceBusMergeInputProcessor implements Processor<String, byte[], V
   /**
    * Whether the patch of {@code record} may be merged in this task: the record is keyed by its
    * merge key and sits on the partition {@code merge-inputs.v1} would give that key (Kafka's
-   * default partitioner, the one both the bridge and this topology's sinks use), so this task is
-   * the one that holds the key's merge state. The two topics are declared with the same partition
-   * count, which the topology process checks before it starts and watches while it runs.
+   * default partitioner, which this topology's sinks use), so this task is the one that holds the
+   * key's merge state. That needs {@code merge-inputs.v1} to have {@code mergeInputPartitions}
+   * partitions, as declared: the topology process starts only on topics as declared (a count
+   * changed while it runs is logged as an error, to be restarted). Interactive queries need the two
+   * topics' counts equal too: {@code merge-store}'s sub-topology has both as sources.
    */
   private boolean inPlace(Record<String, byte[]> record, String mergeKey) {
     if (mergeInputPartitions <= 0 || !mergeKey.equals(record.key())) {
