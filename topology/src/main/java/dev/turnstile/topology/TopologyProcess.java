@@ -237,13 +237,8 @@ public final class TopologyProcess implements AutoCloseable {
     if (others.isEmpty()) {
       return membersOfAnotherShape();
     }
-    return new ExitReason(
-        ExitCode.CONFIG,
-        "group "
-            + config.applicationId()
-            + " ("
-            + TopologyConfigModel.APPLICATION_ID
-            + ") has committed offsets on "
+    return groupRefused(
+        "has committed offsets on "
             + others
             + ", which this topology does not read: a topology of another shape ran under it, and"
             + " this one cannot run beside it or read its state. Start this version under a new"
@@ -299,19 +294,21 @@ public final class TopologyProcess implements AutoCloseable {
     if (others.isEmpty()) {
       return null;
     }
-    return new ExitReason(
-        ExitCode.CONFIG,
-        "group "
-            + config.applicationId()
-            + " ("
-            + TopologyConfigModel.APPLICATION_ID
-            + ") has members running a topology of another shape than this one ("
+    return groupRefused(
+        "has members running a topology of another shape than this one ("
             + mine
             + "): "
             + others
             + ". Kafka Streams would number their tasks otherwise and two instances could write"
             + " the same state; this is an upgrade that cannot roll. Stop every instance of the"
             + " other version, then start this one (docs/design.md, \"State and recovery\")");
+  }
+
+  /** Why this instance may not join its group: {@code why}, after the group's name and key. */
+  private ExitReason groupRefused(String why) {
+    return new ExitReason(
+        ExitCode.CONFIG,
+        "group " + config.applicationId() + " (" + TopologyConfigModel.APPLICATION_ID + ") " + why);
   }
 
   /** Kafka Streams reached {@code ERROR}: a stream thread failed with {@code cause}. */

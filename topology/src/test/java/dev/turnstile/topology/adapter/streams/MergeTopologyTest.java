@@ -123,11 +123,7 @@ class MergeTopologyTest {
   @Test
   void aReplayedMergeInputHasNoSecondResultAndNoSecondPostMergeOutput() {
     try (TopologyFixture topology = throughMergeInputs()) {
-      TestOutputTopic<String, byte[]> mergeInputs =
-          topology.driver.createOutputTopic(
-              TopicCatalogue.MERGE_INPUTS.baseName(),
-              new StringDeserializer(),
-              new ByteArrayDeserializer());
+      TestOutputTopic<String, byte[]> mergeInputs = mergeInputs(topology);
       sendSession(topology);
       sendBilling(topology, "m1", 10, BILLING);
       assertThat(topology.mergeResults.readValuesToList()).hasSize(2);
@@ -222,11 +218,7 @@ class MergeTopologyTest {
   @Test
   void aMergeInputCarriesOnlyTheIdOfTheEventItCameFrom() {
     try (TopologyFixture topology = throughMergeInputs()) {
-      TestOutputTopic<String, byte[]> mergeInputs =
-          topology.driver.createOutputTopic(
-              TopicCatalogue.MERGE_INPUTS.baseName(),
-              new StringDeserializer(),
-              new ByteArrayDeserializer());
+      TestOutputTopic<String, byte[]> mergeInputs = mergeInputs(topology);
       sendSession(topology);
       sendBilling(topology, "m1", 10, BILLING);
       String closedSessionId =
