@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -63,12 +64,25 @@ class TcpProxyTest {
     }
   }
 
+  /**
+   * The upstream port is held by a socket that is bound but does not listen: connecting to it is
+   * refused, and nothing else can take the port meanwhile. (With the echo server's port closed
+   * instead, a loaded machine could hand that port to another listener, and this test timed out
+   * twice in full builds.)
+   */
   @Test
   void aRefusedUpstreamClosesTheClientsConnection() throws IOException {
-    echo.close();
-    try (Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
-      client.setSoTimeout(5_000);
-      assertThat(client.getInputStream().read()).isEqualTo(-1);
+    try (Socket reserved = new Socket();
+        TcpProxy refusing = reservePort(reserved)) {
+      try (Socket client = new Socket(InetAddress.getLoopbackAddress(), refusing.port())) {
+        client.setSoTimeout(30_000);
+        assertThat(client.getInputStream().read()).isEqualTo(-1);
+      }
     }
+  }
+
+  private static TcpProxy reservePort(Socket reserved) throws IOException {
+    reserved.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    return TcpProxy.start("refusing", reserved.getLocalPort());
   }
 }

@@ -62,7 +62,7 @@ public final class TopicCatalogue {
           (short) 3,
           Duration.ofDays(14),
           "delete",
-          "configured per Service Bus entity (billing: sessionId)",
+          "configured per Service Bus entity (billing: the mergeKey property)",
           null,
           "bridge");
 
