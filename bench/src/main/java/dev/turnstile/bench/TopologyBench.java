@@ -365,6 +365,7 @@ final class TopologyBench {
       byTopic.values().removeIf(perEvent -> perEvent == 0);
       double written = byTopic.values().stream().mapToDouble(Double::doubleValue).sum();
       long stateBytes = size(stateDir);
+      System.out.println("  state by store: " + sizeByStore(stateDir));
       child.close();
       double appCpuPerEvent = (end.cpuNanos() - warm.cpuNanos()) / 1e3 / measured;
       double jitShare =
@@ -596,6 +597,32 @@ final class TopologyBench {
 
   private static Sample firstAtLeast(List<Sample> samples, long processed) {
     return samples.stream().filter(s -> s.processed() >= processed).findFirst().orElse(null);
+  }
+
+  /**
+   * Bytes on disk per state store: the first directory under a task's directory ({@code
+   * <state.dir>/<application.id>/<task>/<store>/...}, RocksDB's own and a window store's segments
+   * under it), summed over tasks, largest first.
+   */
+  static String sizeByStore(Path stateDir) {
+    Map<String, Long> byStore = new java.util.TreeMap<>();
+    try (Stream<Path> files = Files.walk(stateDir)) {
+      files
+          .filter(Files::isRegularFile)
+          .forEach(
+              file -> {
+                Path relative = stateDir.relativize(file);
+                String store =
+                    relative.getNameCount() > 3 ? relative.getName(2).toString() : "(task files)";
+                byStore.merge(store, file.toFile().length(), Long::sum);
+              });
+    } catch (IOException e) {
+      return "unreadable: " + e.getMessage();
+    }
+    return byStore.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .map(e -> String.format("%s %,d B", e.getKey(), e.getValue()))
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   static long size(Path dir) {
