@@ -21,8 +21,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -212,7 +214,7 @@ public final class TopologyApplication implements AutoCloseable {
     Object base = p.getOrDefault(StreamsConfig.CLIENT_ID_CONFIG, config.applicationId());
     p.put(
         StreamsConfig.CLIENT_ID_CONFIG,
-        base + SHAPE_MARK + shape(config) + "-" + java.util.UUID.randomUUID());
+        base + SHAPE_MARK + shape(config) + "-" + UUID.randomUUID());
     return p;
   }
 
@@ -228,13 +230,12 @@ public final class TopologyApplication implements AutoCloseable {
    * with the Streams {@code client.id}); empty for a client of a release before shapes were marked,
    * or not a topology's.
    */
-  public static java.util.Optional<String> shapeOfClient(String clientId) {
+  public static Optional<String> shapeOfClient(String clientId) {
     int at = clientId == null ? -1 : clientId.lastIndexOf(SHAPE_MARK);
     if (at < 0 || clientId.length() < at + SHAPE_MARK.length() + 8) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    return java.util.Optional.of(
-        clientId.substring(at + SHAPE_MARK.length(), at + SHAPE_MARK.length() + 8));
+    return Optional.of(clientId.substring(at + SHAPE_MARK.length(), at + SHAPE_MARK.length() + 8));
   }
 
   /**
