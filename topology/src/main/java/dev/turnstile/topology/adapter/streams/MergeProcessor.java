@@ -48,7 +48,10 @@ final class MergeProcessor implements Processor<String, MergeProcessor.Input, Vo
    * What {@code merge} reads: a {@code merge-inputs.v1} record as read ({@link Encoded}), or a
    * patch a feeder in the same task has just made ({@link Local}).
    */
-  sealed interface Input permits Encoded, Local {}
+  sealed interface Input permits Encoded, Local {
+    /** The value of the record this input was read or made from: what a rejection carries. */
+    byte[] original();
+  }
 
   /**
    * A {@code merge-inputs.v1} value as read, parsed (strictly: anyone may write that topic) by
@@ -56,7 +59,12 @@ final class MergeProcessor implements Processor<String, MergeProcessor.Input, Vo
    *
    * @param bytes the value; null for a null value
    */
-  record Encoded(byte[] bytes) implements Input {}
+  record Encoded(byte[] bytes) implements Input {
+    @Override
+    public byte[] original() {
+      return bytes;
+    }
+  }
 
   /**
    * A patch made in this task from a record of another topic, which {@code merge} applies without a
@@ -139,7 +147,7 @@ final class MergeProcessor implements Processor<String, MergeProcessor.Input, Vo
     MergeInput input =
         record.value() instanceof Local local
             ? local.input()
-            : parse(record, ((Encoded) record.value()).bytes());
+            : parse(record, record.value().original());
     if (input == null) {
       return;
     }
@@ -266,10 +274,7 @@ final class MergeProcessor implements Processor<String, MergeProcessor.Input, Vo
   }
 
   private void reject(Record<String, Input> record, RejectionReason reason, String detail) {
-    byte[] original =
-        record.value() instanceof Local local
-            ? local.original()
-            : ((Encoded) record.value()).bytes();
-    Rejections.forwardInput(context, record, original, new Refusal(Names.MERGE, reason, detail));
+    Rejections.forwardInput(
+        context, record, record.value().original(), new Refusal(Names.MERGE, reason, detail));
   }
 }
