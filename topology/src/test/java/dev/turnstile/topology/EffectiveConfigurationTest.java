@@ -25,6 +25,8 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Options;
 
 /**
  * What the topology runs with is what its generated configuration tables say. Started from nothing
@@ -201,6 +203,13 @@ class EffectiveConfigurationTest {
     effective.put(rocksDbKeys + "total.bytes", rocksDb.totalBytes());
     effective.put(rocksDbKeys + "memtable.fraction", rocksDb.memtableFraction());
     effective.put(rocksDbKeys + "write.buffer.bytes", rocksDb.writeBufferBytes());
+    // Compression takes effect on the options a store opens with.
+    try (Options options = new Options()) {
+      options.setTableFormatConfig(new BlockBasedTableConfig());
+      new BoundedMemoryRocksDbConfig().setConfig("a-store", options, appConfigs);
+      String library = options.compressionType().getLibraryName();
+      effective.put(rocksDbKeys + "compression", library == null ? "none" : library);
+    }
     return effective;
   }
 }

@@ -39,6 +39,11 @@ public final class BridgeProducerConfig {
   private static List<Fixed> fixed() {
     String derived = "derived from " + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
     String ours = "set by the bridge";
+    // The topology relies on Kafka's default placement (the murmur2 hash of the key): one device's
+    // events on one partition, and a billing record on the partition its merge key's patches use.
+    String keyed =
+        "fixed at Kafka's default: a device's events share a partition, and a billing record sits"
+            + " where its merge key's patches do";
     return List.of(
         new Fixed(
             ACKS_CONFIG,
@@ -52,6 +57,8 @@ public final class BridgeProducerConfig {
             TRANSACTIONAL_ID_CONFIG,
             "the bridge's producer is idempotent, not transactional",
             (c, ack) -> null),
+        new Fixed(PARTITIONER_CLASS_CONFIG, keyed, (c, ack) -> null),
+        new Fixed(PARTITIONER_IGNORE_KEYS_CONFIG, keyed, (c, ack) -> null),
         new Fixed(DELIVERY_TIMEOUT_MS_CONFIG, derived, (c, ack) -> (int) ack.toMillis()),
         // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
         new Fixed(

@@ -410,6 +410,30 @@ class BridgeConfigLoaderTest {
     }
   }
 
+  /** The topology relies on Kafka's default placement of keyed records (BridgeProducerConfig). */
+  @Test
+  void overridesOfThePartitionerAreRefusedByName() {
+    for (String key :
+        java.util.List.of(
+            "kafka.partitioner.class",
+            "kafka.producer.partitioner.class",
+            "kafka.partitioner.ignore.keys",
+            "kafka.producer.partitioner.ignore.keys")) {
+      assertThatThrownBy(
+              () ->
+                  BridgeConfigLoader.fromMap(
+                      Map.of(
+                          "kafka.bootstrap.servers",
+                          "k:9092",
+                          "bridge.auth.credentials-file",
+                          "creds",
+                          key,
+                          "x")))
+          .as(key)
+          .hasMessageStartingWith(key + ": cannot be set: fixed at Kafka's default");
+    }
+  }
+
   @Test
   void secretsAreNeverEchoedInProblems() {
     assertThatThrownBy(

@@ -10,6 +10,8 @@ import static dev.turnstile.topology.config.TopologyConfigModel.STATE_DIR;
 import static org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG;
 import static org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG;
 import static org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG;
+import static org.apache.kafka.clients.producer.ProducerConfig.PARTITIONER_CLASS_CONFIG;
+import static org.apache.kafka.clients.producer.ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG;
 import static org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG;
 import static org.apache.kafka.streams.StreamsConfig.*;
 
@@ -125,8 +127,12 @@ public final class StreamsProperties {
   /**
    * Client keys exactly-once depends on, which {@code exactly_once_v2} sets (Kafka Streams, not
    * Turnstile, gives their values): {@code isolation.level} for a consumer; {@code acks}, {@code
-   * enable.idempotence} and {@code transactional.id} for a producer; under the prefix that
-   * addresses that client ({@code ""}: all clients).
+   * enable.idempotence} and {@code transactional.id} for a producer; and the producer's partitioner
+   * ({@code partitioner.class}, {@code partitioner.ignore.keys}), left at Kafka's default, which
+   * places a keyed record by the murmur2 hash of its key: {@code merge} finds a Service Bus patch
+   * already on its merge key's partition by that rule, so a {@code merge-inputs.v1} record placed
+   * otherwise would put one key's patches in two tasks. Under the prefix that addresses that client
+   * ({@code ""}: all clients).
    */
   private static List<Fixed> clientKeys(String nested) {
     Map<String, String> reasons = new TreeMap<>();
@@ -137,6 +143,11 @@ public final class StreamsProperties {
       reasons.put(ENABLE_IDEMPOTENCE_CONFIG, "fixed at true by exactly_once_v2");
       reasons.put(ACKS_CONFIG, "fixed at all by exactly_once_v2");
       reasons.put(TRANSACTIONAL_ID_CONFIG, "set by Kafka Streams from " + APPLICATION_ID);
+      String partitioner =
+          "fixed at Kafka's default: one merge key's patches, merged in place or through"
+              + " merge-inputs.v1, must meet in one task";
+      reasons.put(PARTITIONER_CLASS_CONFIG, partitioner);
+      reasons.put(PARTITIONER_IGNORE_KEYS_CONFIG, partitioner);
     }
     List<Fixed> fixed = new ArrayList<>();
     reasons.forEach((key, reason) -> fixed.add(at(nested + key, null, reason)));

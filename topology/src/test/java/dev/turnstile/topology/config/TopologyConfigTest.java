@@ -108,6 +108,28 @@ class TopologyConfigTest {
     }
   }
 
+  /**
+   * The in-place merge finds a Service Bus patch on its merge key's partition by Kafka's default
+   * partitioner; a producer placing {@code merge-inputs.v1} records otherwise would split a key's
+   * patches over two tasks.
+   */
+  @Test
+  void overridesOfTheProducersPartitionerAreRefusedByName() {
+    for (String key :
+        java.util.List.of(
+            "kafka.partitioner.class",
+            "kafka.partitioner.ignore.keys",
+            "kafka.streams.partitioner.class",
+            "kafka.streams.producer.partitioner.class",
+            "kafka.streams.producer.partitioner.ignore.keys")) {
+      assertThatThrownBy(
+              () -> TopologyConfig.of(Map.of("kafka.bootstrap.servers", "k:9092", key, "x")))
+          .as(key)
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining(key + ": cannot be set: fixed at Kafka's default");
+    }
+  }
+
   @Test
   void passThroughKeysAreCheckedAgainstKafkasOwnDefinitions() {
     TopologyConfig config =
