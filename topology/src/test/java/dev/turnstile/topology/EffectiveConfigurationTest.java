@@ -102,7 +102,9 @@ class EffectiveConfigurationTest {
     assertThat(streams.getString(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))
         .isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
     assertThat(streams.getProducerConfigs("client"))
-        .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
+        .doesNotContainKeys(
+            ProducerConfig.PARTITIONER_CLASS_CONFIG, ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG);
     assertThat(streams.getMainConsumerConfigs("group", "client", 0))
         .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     assertThat(streams.getString(StreamsConfig.GROUP_PROTOCOL_CONFIG)).isEqualTo("classic");

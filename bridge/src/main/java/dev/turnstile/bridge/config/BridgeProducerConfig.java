@@ -39,11 +39,12 @@ public final class BridgeProducerConfig {
   private static List<Fixed> fixed() {
     String derived = "derived from " + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
     String ours = "set by the bridge";
-    // The topology relies on Kafka's default placement (the murmur2 hash of the key): one device's
-    // events on one partition, and a billing record on the partition its merge key's patches use.
+    // The topology relies on Kafka's default placement (the murmur2 hash of the key): a device's
+    // state lives on the partition its queries are routed to by that hash, and a billing record
+    // placed by it is merged in place (placed otherwise, it only takes the merge-inputs.v1 hop).
     String keyed =
-        "fixed at Kafka's default: a device's events share a partition, and a billing record sits"
-            + " where its merge key's patches do";
+        "fixed at Kafka's default: the topology finds a device's state, and merges a billing record"
+            + " in place, where that partitioner puts their keys";
     return List.of(
         new Fixed(
             ACKS_CONFIG,

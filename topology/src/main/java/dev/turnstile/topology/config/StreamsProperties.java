@@ -48,7 +48,8 @@ public final class StreamsProperties {
    * The classes the topology plugs into Kafka Streams. They live in the Kafka Streams adapter,
    * which depends on this package; its composition root names them.
    *
-   * @param rocksDbConfigSetter bounds RocksDB memory, see {@code kafka.streams.turnstile.rocksdb.*}
+   * @param rocksDbConfigSetter bounds RocksDB memory and sets compression, see {@code
+   *     kafka.streams.turnstile.rocksdb.*}
    * @param exceptionHandler turns what a stage cannot handle into a {@code rejected-events.v1}
    *     record: processing, production and deserialization
    * @param timestampExtractor replaces unusable record timestamps
@@ -91,7 +92,7 @@ public final class StreamsProperties {
                 at(ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true, explicitNames),
                 new Fixed(
                     ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
-                    "fixed: it bounds RocksDB memory; see kafka.streams.turnstile.rocksdb.*",
+                    "fixed: it bounds RocksDB memory and sets compression; see kafka.streams.turnstile.rocksdb.*",
                     (c, p) -> p.rocksDbConfigSetter()),
                 new Fixed(
                     PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,

@@ -284,7 +284,8 @@ public final class TopologyConfigModel {
                   + " otherwise grows with every key ever merged");
 
   private static final Keys.Group ROCKSDB =
-      KEYS.group("RocksDB (one shared block cache per JVM, memtables included)");
+      KEYS.group(
+          "RocksDB (memory: one shared block cache per JVM, memtables included; compression)");
 
   /** Passed to Kafka Streams as {@code turnstile.rocksdb.total.bytes}, with its value always. */
   public static final Setting<Long> ROCKSDB_TOTAL_BYTES =
@@ -323,10 +324,10 @@ public final class TopologyConfigModel {
           .doc(
               "how RocksDB compresses every store's files (Kafka Streams writes them"
                   + " uncompressed): in the benchmark `lz4` kept 2.5 times less state on disk"
-                  + " than `none` for 4% more CPU per event (docs/testing.md, Benchmarks); `zstd`"
+                  + " than `none` for about 3% more CPU per event (docs/testing.md, Benchmarks); `zstd`"
                   + " is smaller still for more CPU. The block cache holds blocks uncompressed"
-                  + " either way. Files already written keep their compression until compacted,"
-                  + " so it can be changed between restarts");
+                  + " either way. It may be changed between restarts: files already written keep"
+                  + " theirs until compacted, or until their window segment expires");
 
   private static final Keys.Group PRODUCER = KEYS.group("Kafka Streams' producers");
 

@@ -120,6 +120,7 @@ class TopologyConfigTest {
             "kafka.partitioner.class",
             "kafka.partitioner.ignore.keys",
             "kafka.streams.partitioner.class",
+            "kafka.streams.partitioner.ignore.keys",
             "kafka.streams.producer.partitioner.class",
             "kafka.streams.producer.partitioner.ignore.keys")) {
       assertThatThrownBy(

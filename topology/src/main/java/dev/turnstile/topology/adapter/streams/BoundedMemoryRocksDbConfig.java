@@ -23,7 +23,9 @@ import org.rocksdb.WriteBufferManager;
  * is shared across every Kafka Streams client in the process.
  *
  * <p>Every store's files are compressed as {@code kafka.streams.turnstile.rocksdb.compression} says
- * (LZ4 by default; Kafka Streams leaves them uncompressed).
+ * (LZ4 by default; Kafka Streams leaves them uncompressed), read from each store's own
+ * configuration as it opens, unlike the sizes: two Kafka Streams clients in one JVM share the cache
+ * but may compress differently. (Kafka Streams' own offsets column family stays uncompressed.)
  *
  * <p><b>Why small memtables.</b> A pod runs some forty RocksDB instances (seven stores per task and
  * window stores one per segment). When their memtables together pass the shared budget, the write
@@ -101,8 +103,8 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     // cost that grows with the ids remembered.
     options.setOptimizeFiltersForHits(false);
     // Kafka Streams writes files uncompressed. The merge store's CBOR values (patch bodies with
-    // their member names, sources) compress well: LZ4 kept 2.5 times less state on disk for 4%
-    // more CPU per event (docs/testing.md, Benchmarks). Blocks are cached uncompressed.
+    // their member names, sources) compress well: LZ4 kept 2.5 times less state on disk for about
+    // 3% more CPU per event (docs/testing.md, Benchmarks). Blocks are cached uncompressed.
     options.setCompressionType(Budget.of(configs).compression());
     options.setTableFormatConfig(table);
   }
