@@ -40,11 +40,13 @@ public final class BridgeProducerConfig {
     String derived = "derived from " + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS;
     String ours = "set by the bridge";
     // The topology relies on Kafka's default placement (the murmur2 hash of the key): a device's
-    // state lives on the partition its queries are routed to by that hash, and a billing record
-    // placed by it is merged in place (placed otherwise, it only takes the merge-inputs.v1 hop).
+    // events and resends on one partition (dedup, sessions), the one its queries are routed to by
+    // that hash; and a billing record placed by it is merged in place (placed otherwise, it only
+    // takes the merge-inputs.v1 hop).
     String keyed =
-        "fixed at Kafka's default: the topology finds a device's state, and merges a billing record"
-            + " in place, where that partitioner puts their keys";
+        "fixed at Kafka's default: the topology needs each device's events on the one partition"
+            + " that partitioner gives its key (dedup, sessions, queries), and merges a billing"
+            + " record in place where it puts its merge key";
     return List.of(
         new Fixed(
             ACKS_CONFIG,

@@ -323,9 +323,9 @@ public final class TopologyConfigModel {
           .valid(ConfigDef.ValidString.in("none", "lz4", "zstd"))
           .doc(
               "how RocksDB compresses every store's files (Kafka Streams writes them"
-                  + " uncompressed): in the benchmark `lz4` kept 2.5 times less state on disk"
-                  + " than `none` for about 3% more CPU per event (docs/testing.md, Benchmarks); `zstd`"
-                  + " is smaller still for more CPU. The block cache holds blocks uncompressed"
+                  + " uncompressed): in the benchmark `lz4` kept 0.4 of the state on disk that"
+                  + " `none` did, for about 3% more CPU per event (docs/testing.md, Benchmarks);"
+                  + " `zstd` (not measured) compresses more for more CPU. The block cache holds blocks uncompressed"
                   + " either way. It may be changed between restarts: files already written keep"
                   + " theirs until compacted, or until their window segment expires");
 
