@@ -418,6 +418,29 @@ class BridgeConfigLoaderTest {
         .hasMessageStartingWith(key + ": cannot be set: " + reason);
   }
 
+  /** Every producer key the bridge fixes, under both prefixes that reach its producer. */
+  @Test
+  void everyFixedProducerKeyIsRefusedWithItsReason() {
+    BridgeProducerConfig.fixedKeys()
+        .forEach(
+            (key, reason) -> {
+              for (String prefixed : java.util.List.of("kafka." + key, "kafka.producer." + key)) {
+                assertThatThrownBy(
+                        () ->
+                            BridgeConfigLoader.fromMap(
+                                Map.of(
+                                    "kafka.bootstrap.servers",
+                                    "k:9092",
+                                    "bridge.auth.credentials-file",
+                                    "creds",
+                                    prefixed,
+                                    "1")))
+                    .as(prefixed)
+                    .hasMessageStartingWith(prefixed + ": cannot be set: ");
+              }
+            });
+  }
+
   @Test
   void secretsAreNeverEchoedInProblems() {
     assertThatThrownBy(

@@ -92,7 +92,8 @@ public final class StreamsProperties {
                 at(ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true, explicitNames),
                 new Fixed(
                     ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
-                    "fixed: it bounds RocksDB memory and sets compression; see kafka.streams.turnstile.rocksdb.*",
+                    "fixed: it bounds RocksDB memory and sets compression; see"
+                        + " kafka.streams.turnstile.rocksdb.*",
                     (c, p) -> p.rocksDbConfigSetter()),
                 new Fixed(
                     PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,

@@ -325,8 +325,8 @@ public final class TopologyConfigModel {
               "how RocksDB compresses every store's files (Kafka Streams writes them"
                   + " uncompressed): in the benchmark `lz4` kept 0.4 of the state on disk that"
                   + " `none` did, for about 3% more CPU per event (docs/testing.md, Benchmarks);"
-                  + " `zstd` (not measured) compresses more for more CPU. The block cache holds blocks uncompressed"
-                  + " either way. It may be changed between restarts: files already written keep"
+                  + " `zstd` (not measured) compresses more for more CPU. The block cache holds"
+                  + " blocks uncompressed either way. It may be changed between restarts: files already written keep"
                   + " theirs until compacted, or until their window segment expires");
 
   private static final Keys.Group PRODUCER = KEYS.group("Kafka Streams' producers");

@@ -116,6 +116,21 @@ class TopologyConfigTest {
         .hasMessageContaining(key + ": cannot be set: " + reason);
   }
 
+  /** Every key Turnstile fixes, under both prefixes that reach Kafka Streams, is refused. */
+  @Test
+  void everyFixedKeyIsRefusedWithItsReason() {
+    Map<String, String> refused = new java.util.TreeMap<>();
+    StreamsProperties.fixedKeys().forEach((k, r) -> refused.put("kafka.streams." + k, r));
+    StreamsProperties.fixedClientKeys().forEach((k, r) -> refused.put("kafka." + k, r));
+    refused.forEach(
+        (key, reason) ->
+            assertThatThrownBy(
+                    () -> TopologyConfig.of(Map.of("kafka.bootstrap.servers", "k:9092", key, "x")))
+                .as(key)
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining(key + ": cannot be set: " + reason));
+  }
+
   @Test
   void passThroughKeysAreCheckedAgainstKafkasOwnDefinitions() {
     TopologyConfig config =
