@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.runtime.config.ConfigDocs;
 import dev.turnstile.runtime.config.GeneratedBlock;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,11 +38,24 @@ class BridgeConfigDocsTest {
   }
 
   @Test
-  void theExampleFilesLoadAsTheyAre() {
+  void theExampleFilesLoadAsTheyAre() throws Exception {
     BridgeConfig plain =
         BridgeConfigLoader.load(REPOSITORY.resolve("config/bridge.properties"), Map.of());
     assertThat(plain.get(BridgeConfigModel.KAFKA_BOOTSTRAP_SERVERS)).isNotBlank();
-    assertThat(plain.serviceBus()).isNotNull();
+    assertThat(plain.serviceBus()).isNull();
+    // Its Service Bus lines are commented out, so that it starts without a namespace; uncommented,
+    // they configure the billing entity.
+    Map<String, String> withServiceBus = new HashMap<>();
+    for (String line : Files.readAllLines(REPOSITORY.resolve("config/bridge.properties"))) {
+      String setting = line.startsWith("#bridge.servicebus.") ? line.substring(1) : line;
+      if (!setting.isBlank() && !setting.startsWith("#")) {
+        withServiceBus.put(
+            setting.substring(0, setting.indexOf('=')),
+            setting.substring(setting.indexOf('=') + 1));
+      }
+    }
+    assertThat(BridgeConfigLoader.from(BridgeConfigModel.MODEL.parse(withServiceBus)).serviceBus())
+        .isNotNull();
 
     BridgeConfig secured =
         BridgeConfigLoader.from(
@@ -53,5 +68,15 @@ class BridgeConfigDocsTest {
         .containsEntry("security.protocol", "SASL_SSL")
         .containsEntry("sasl.jaas.config", "secret from the environment");
     assertThat(secured.toString()).doesNotContain("secret from the environment");
+  }
+
+  @Test
+  void theExampleFilesRestateNoDefault() {
+    // A default is declared once, in the model; a copy in an example file goes stale unnoticed.
+    for (String file : List.of("config/bridge.properties", "config/kafka-sasl-ssl.properties")) {
+      assertThat(BridgeConfigModel.MODEL.keysSetToTheirDefault(REPOSITORY.resolve(file)))
+          .as(file + " sets these keys to their declared defaults: remove the lines")
+          .isEmpty();
+    }
   }
 }

@@ -419,6 +419,28 @@ public final class ConfigModel {
     return key != null && key.type == ConfigDef.Type.PASSWORD;
   }
 
+  /**
+   * The keys {@code file} sets to the value this model declares as their default, sorted: in an
+   * example file such a line is a second copy of the default, which goes stale when the default
+   * changes (templated keys are not checked: their defaults are per template).
+   */
+  public List<String> keysSetToTheirDefault(Path file) {
+    List<String> restated = new ArrayList<>();
+    readProperties(file)
+        .forEach(
+            (name, value) -> {
+              ConfigDef.ConfigKey key = keys.configKeys().get(name);
+              if (key != null
+                  && key.hasDefault()
+                  && key.defaultValue != null
+                  && key.defaultValue.equals(ConfigDef.parseType(name, value.trim(), key.type))) {
+                restated.add(name);
+              }
+            });
+    restated.sort(null);
+    return restated;
+  }
+
   private static Map<String, String> readProperties(Path file) {
     Properties properties = new Properties();
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

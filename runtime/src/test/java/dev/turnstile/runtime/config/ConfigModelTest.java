@@ -3,6 +3,8 @@ package dev.turnstile.runtime.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +12,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ConfigModelTest {
 
@@ -105,5 +108,23 @@ class ConfigModelTest {
     assertThat(TIMEOUT.parse("250")).isEqualTo(Duration.ofMillis(250));
     assertThat(TIMEOUT.parse(250L)).isEqualTo(Duration.ofMillis(250));
     assertThatThrownBy(() -> TIMEOUT.parse("5")).isInstanceOf(ConfigException.class);
+  }
+
+  @Test
+  void aFileLineThatRestatesADeclaredDefaultIsNamed(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("example.properties");
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "example.name=turnstile",
+            "example.timeout-ms= 1000",
+            "example.idle-ms=6000",
+            "example.items=",
+            "example.url=https://idp.example/",
+            "example.item.a.size=1"));
+
+    assertThat(MODEL.keysSetToTheirDefault(file))
+        .containsExactly("example.items", "example.timeout-ms");
   }
 }

@@ -341,7 +341,7 @@ public final class TopologyConfigModel {
           .atLeast(1024)
           .doc(
               "bytes of one record batch per partition (Kafka's `batch.size`, default 16 KiB);"
-                  + " the topology writes some four records per input event over eight topics,"
+                  + " the topology writes several records per input event to several topics,"
                   + " and 16 KiB batches cost it 104 µs of CPU per event against 80 µs with 128"
                   + " KiB (docs/testing.md, Benchmarks); each producer holds at most one open"
                   + " batch per partition within `buffer.memory` (32 MiB)");

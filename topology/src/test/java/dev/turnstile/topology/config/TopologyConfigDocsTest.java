@@ -54,4 +54,14 @@ class TopologyConfigDocsTest {
         .containsEntry("sasl.jaas.config", "secret from the environment");
     assertThat(secured.toString()).doesNotContain("secret from the environment");
   }
+
+  @Test
+  void theExampleFilesRestateNoDefault() {
+    // A default is declared once, in the model; a copy in an example file goes stale unnoticed.
+    for (String file : List.of("config/topology.properties", "config/kafka-sasl-ssl.properties")) {
+      assertThat(TopologyConfigModel.MODEL.keysSetToTheirDefault(REPOSITORY.resolve(file)))
+          .as(file + " sets these keys to their declared defaults: remove the lines")
+          .isEmpty();
+    }
+  }
 }
