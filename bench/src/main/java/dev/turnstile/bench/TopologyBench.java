@@ -326,14 +326,19 @@ final class TopologyBench {
           appId,
           inputEnd,
           hops(candidate, ""),
-          processed ->
+          read ->
               samples.add(
                   new Sample(
                       System.nanoTime(),
                       child.cpuNanos(),
                       child.compilerCpuNanos(),
                       broker.cpuNanos(),
-                      processed)));
+                      inputEnd.keySet().stream()
+                          .map(TopicPartition::topic)
+                          .distinct()
+                          .mapToLong(t -> read.getOrDefault(t, 0L))
+                          .sum(),
+                      read)));
       if (!settings.checkpoints().isEmpty()) {
         printCostAtCheckpoints(candidate, samples);
       }
@@ -441,7 +446,7 @@ final class TopologyBench {
       long jit = child.compilerCpuNanos();
       child.send("warmup " + group);
       child.await("WARMUP-STARTED", Duration.ofMinutes(2));
-      awaitDrained(broker, group, end, hops(candidate, WARMUP_PREFIX), processed -> {});
+      awaitDrained(broker, group, end, hops(candidate, WARMUP_PREFIX), read -> {});
       lastSeconds = (System.nanoTime() - passBegan) / 1e9;
       lastJitShare = (double) (child.compilerCpuNanos() - jit) / (child.cpuNanos() - cpu);
       child.send("close");
@@ -530,15 +535,21 @@ final class TopologyBench {
       String group,
       Map<TopicPartition, Long> inputEnd,
       List<String> hops,
-      java.util.function.LongConsumer progress) {
+      java.util.function.Consumer<Map<String, Long>> progress) {
     long deadline = System.nanoTime() + Duration.ofHours(6).toNanos();
     Map<TopicPartition, Long> lastHopEnd = Map.of();
     int stable = 0;
     while (System.nanoTime() < deadline) {
       Broker.pause();
       Map<TopicPartition, Long> committed = broker.committed(group);
-      progress.accept(
-          inputEnd.keySet().stream().mapToLong(tp -> committed.getOrDefault(tp, 0L)).sum());
+      Map<String, Long> read = new java.util.TreeMap<>();
+      committed.forEach(
+          (tp, offset) -> {
+            if (inputEnd.containsKey(tp) || hops.contains(tp.topic())) {
+              read.merge(tp.topic(), offset, Long::sum);
+            }
+          });
+      progress.accept(read);
       boolean inputDone =
           inputEnd.entrySet().stream()
               .allMatch(e -> committed.getOrDefault(e.getKey(), 0L) >= e.getValue());
@@ -566,12 +577,26 @@ final class TopologyBench {
    * broker's CPU, input records committed.
    */
   private record Sample(
-      long nanos, long cpuNanos, long jitNanos, long brokerCpuNanos, long processed) {}
+      long nanos,
+      long cpuNanos,
+      long jitNanos,
+      long brokerCpuNanos,
+      long processed,
+      Map<String, Long> readByTopic) {
+
+    Sample(long nanos, long cpuNanos, long jitNanos, long brokerCpuNanos, long processed) {
+      this(nanos, cpuNanos, jitNanos, brokerCpuNanos, processed, Map.of());
+    }
+  }
 
   /**
    * Per-event cost in a window of {@link Settings#window()} input records starting at each
    * checkpoint (records already processed, hence ids already remembered): shows whether the cost
-   * grows with the state, within one run on one input.
+   * grows with the state, within one run on one input. Each window also says what it read, topic by
+   * topic, hops included: the input records are not all alike (a billing message costs a merge, a
+   * device event a session update), and once every device event is processed a window holds the
+   * merge path's backlog alone (counts are offsets committed: a hop's include its transaction
+   * markers).
    */
   private void printCostAtCheckpoints(StreamsCandidate candidate, List<Sample> samples) {
     System.out.printf(
@@ -587,11 +612,23 @@ final class TopologyBench {
       long records = to.processed() - from.processed();
       double seconds = (to.nanos() - from.nanos()) / 1e9;
       System.out.printf(
-          "    %,12d  %,10.0f records/s  %7.1f µs CPU/record (JIT %.0f%%)%n",
+          "    %,12d  %,10.0f records/s  %7.1f µs CPU/record (JIT %.0f%%)  read: %s%n",
           checkpoint,
           records / seconds,
           (to.cpuNanos() - from.cpuNanos()) / 1e3 / records,
-          100.0 * (to.jitNanos() - from.jitNanos()) / (to.cpuNanos() - from.cpuNanos()));
+          100.0 * (to.jitNanos() - from.jitNanos()) / (to.cpuNanos() - from.cpuNanos()),
+          String.join(
+              ", ",
+              new java.util.TreeSet<>(to.readByTopic().keySet())
+                  .stream()
+                      .map(
+                          t ->
+                              "%s %,d"
+                                  .formatted(
+                                      t,
+                                      to.readByTopic().get(t)
+                                          - from.readByTopic().getOrDefault(t, 0L)))
+                      .toList()));
     }
   }
 
