@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.turnstile.runtime.config.ConfigDocs;
 import dev.turnstile.runtime.config.GeneratedBlock;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -38,23 +36,14 @@ class BridgeConfigDocsTest {
   }
 
   @Test
-  void theExampleFilesLoadAsTheyAre() throws Exception {
+  void theExampleFilesLoadAsTheyAre() {
     BridgeConfig plain =
         BridgeConfigLoader.load(REPOSITORY.resolve("config/bridge.properties"), Map.of());
     assertThat(plain.get(BridgeConfigModel.KAFKA_BOOTSTRAP_SERVERS)).isNotBlank();
     assertThat(plain.serviceBus()).isNull();
-    // Its Service Bus lines are commented out, so that it starts without a namespace; uncommented,
+    // Its Service Bus lines are commented out, so that it starts without a namespace; turned on,
     // they configure the billing entity.
-    Map<String, String> withServiceBus = new HashMap<>();
-    for (String line : Files.readAllLines(REPOSITORY.resolve("config/bridge.properties"))) {
-      String setting = line.startsWith("#bridge.servicebus.") ? line.substring(1) : line;
-      if (!setting.isBlank() && !setting.startsWith("#")) {
-        withServiceBus.put(
-            setting.substring(0, setting.indexOf('=')),
-            setting.substring(setting.indexOf('=') + 1));
-      }
-    }
-    assertThat(BridgeConfigLoader.from(BridgeConfigModel.MODEL.parse(withServiceBus)).serviceBus())
+    assertThat(BridgeConfigLoader.load(ExampleFiles.bridgeWithServiceBus(), Map.of()).serviceBus())
         .isNotNull();
 
     BridgeConfig secured =
@@ -73,7 +62,7 @@ class BridgeConfigDocsTest {
   @Test
   void theExampleFilesRestateNoDefault() {
     // A default is declared once, in the model; a copy in an example file goes stale unnoticed.
-    for (String file : List.of("config/bridge.properties", "config/kafka-sasl-ssl.properties")) {
+    for (String file : List.of("config/bridge.properties")) {
       assertThat(BridgeConfigModel.MODEL.keysSetToTheirDefault(REPOSITORY.resolve(file)))
           .as(file + " sets these keys to their declared defaults: remove the lines")
           .isEmpty();

@@ -45,6 +45,10 @@ class EffectiveConfigurationTest {
         Arguments.of(
             "config/bridge.properties", List.of(CONFIG.resolve("bridge.properties")), Map.of()),
         Arguments.of(
+            "config/bridge.properties with its Service Bus lines turned on",
+            List.of(ExampleFiles.bridgeWithServiceBus()),
+            Map.of()),
+        Arguments.of(
             "config/bridge.properties and config/kafka-sasl-ssl.properties",
             List.of(
                 CONFIG.resolve("bridge.properties"), CONFIG.resolve("kafka-sasl-ssl.properties")),

@@ -422,7 +422,9 @@ public final class ConfigModel {
   /**
    * The keys {@code file} sets to the value this model declares as their default, sorted: in an
    * example file such a line is a second copy of the default, which goes stale when the default
-   * changes (templated keys are not checked: their defaults are per template).
+   * changes. A blank value of a key that is not a string counts (it reads as the default); an
+   * invalid value does not (loading the file reports it); templated keys are not checked (their
+   * defaults are per template).
    */
   public List<String> keysSetToTheirDefault(Path file) {
     List<String> restated = new ArrayList<>();
@@ -430,10 +432,14 @@ public final class ConfigModel {
         .forEach(
             (name, value) -> {
               ConfigDef.ConfigKey key = keys.configKeys().get(name);
-              if (key != null
-                  && key.hasDefault()
-                  && key.defaultValue != null
-                  && key.defaultValue.equals(ConfigDef.parseType(name, value.trim(), key.type))) {
+              if (key == null || !key.hasDefault()) {
+                return;
+              }
+              List<String> problems = new ArrayList<>();
+              Object read = value(key, name, value, problems);
+              if (problems.isEmpty()
+                  && read != FAILED
+                  && java.util.Objects.equals(read, key.defaultValue)) {
                 restated.add(name);
               }
             });

@@ -118,13 +118,17 @@ class ConfigModelTest {
         String.join(
             "\n",
             "example.name=turnstile",
-            "example.timeout-ms= 1000",
-            "example.idle-ms=6000",
+            "example.timeout-ms=1000 ",
+            "example.idle-ms=",
             "example.items=",
             "example.url=https://idp.example/",
             "example.item.a.size=1"));
-
+    // Padded, blank (reads as the default) and empty-string values restate it; the rest do not.
     assertThat(MODEL.keysSetToTheirDefault(file))
-        .containsExactly("example.items", "example.timeout-ms");
+        .containsExactly("example.idle-ms", "example.items", "example.timeout-ms");
+
+    // An invalid value is not a default: loading the file reports it.
+    Files.writeString(file, "example.timeout-ms=5\nexample.idle-ms=5000\n");
+    assertThat(MODEL.keysSetToTheirDefault(file)).containsExactly("example.idle-ms");
   }
 }

@@ -58,7 +58,7 @@ class TopologyConfigDocsTest {
   @Test
   void theExampleFilesRestateNoDefault() {
     // A default is declared once, in the model; a copy in an example file goes stale unnoticed.
-    for (String file : List.of("config/topology.properties", "config/kafka-sasl-ssl.properties")) {
+    for (String file : List.of("config/topology.properties")) {
       assertThat(TopologyConfigModel.MODEL.keysSetToTheirDefault(REPOSITORY.resolve(file)))
           .as(file + " sets these keys to their declared defaults: remove the lines")
           .isEmpty();

@@ -91,14 +91,12 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
     table.setBlockCache(cache);
     table.setCacheIndexAndFilterBlocks(true);
     table.setCacheIndexAndFilterBlocksWithHighPriority(true);
-    // Partitioned index and filters: a lookup loads one 4 KiB partition of a file's index and one
-    // of its filter, under a top-level index pinned in the cache, instead of the whole file's
-    // index and filter. With whole-file blocks, once the stores' indexes outgrow the shared cache
-    // (the merge store's index alone is some 60 MB at 10 million events), every lookup reads a
-    // file's whole index back in: the cost per event then grows with the ids remembered.
+    // Partitioned index and filters (RocksDB's default 4 KiB partitions): a lookup reads one
+    // partition of a file's filter, and one of its index if the filter lets the key through,
+    // under a top level pinned in the cache, rather than the file's whole filter and index, which
+    // grow with the state and at millions of events no longer all fit in the shared cache.
     table.setIndexType(IndexType.kTwoLevelIndexSearch);
     table.setPartitionFilters(true);
-    table.setMetadataBlockSize(4096);
     table.setPinTopLevelIndexAndFilter(true);
     options.setWriteBufferManager(writeBufferManager);
     options.setWriteBufferSize(budget.writeBufferBytes());

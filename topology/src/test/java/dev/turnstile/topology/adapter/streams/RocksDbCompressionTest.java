@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@code kafka.streams.turnstile.rocksdb.compression} reaches every store's files: read back from
  * the {@code OPTIONS} file RocksDB writes beside each store it opens (each segment of a window
- * store is one), as the real topology opens them.
+ * store is one), as the real topology opens them; so do the partitioned index and bloom filters
+ * every store is given.
  */
 class RocksDbCompressionTest {
 
@@ -41,23 +42,31 @@ class RocksDbCompressionTest {
       topology.send(event("st-1", "e2", Finished, "r1", T0.plusHours(1)));
       topology.sendServiceBus("r1", "m1", 1, "r1", "{}".getBytes(StandardCharsets.UTF_8));
 
-      Map<String, String> compressionByStore = compressionByStore(stateDir);
-      assertThat(compressionByStore.keySet())
+      Map<String, Map<String, String>> optionsByStore = optionsByStore(stateDir);
+      assertThat(optionsByStore.keySet())
           .anyMatch(store -> store.startsWith(Names.MERGE_STORE + "/"))
           .anyMatch(store -> store.startsWith(Names.DEVICE_STATE_STORE + "/"))
           .anyMatch(store -> store.startsWith(Names.SERVICEBUS_MESSAGE_DEDUP_STORE + "/"));
-      assertThat(compressionByStore)
-          .allSatisfy((store, found) -> assertThat(found).as(store).isEqualTo(rocksDbName));
+      assertThat(optionsByStore)
+          .allSatisfy(
+              (store, options) -> {
+                assertThat(options.get("compression")).as(store).isEqualTo(rocksDbName);
+                // Partitioned index and bloom filters (BoundedMemoryRocksDbConfig), whatever the
+                // compression.
+                assertThat(options.get("index_type")).as(store).isEqualTo("kTwoLevelIndexSearch");
+                assertThat(options.get("partition_filters")).as(store).isEqualTo("true");
+                assertThat(options.get("filter_policy")).as(store).contains("bloomfilter");
+              });
     }
   }
 
   /**
-   * The {@code compression} of the default column family (the store's data; Kafka Streams keeps its
-   * own offsets in another, uncompressed) in each store's latest {@code OPTIONS} file, by the
-   * store's directory relative to its task's.
+   * The options of the default column family (the store's data; Kafka Streams keeps its own offsets
+   * in another, uncompressed) and of its block-based table, in each store's latest {@code OPTIONS}
+   * file, by the store's directory relative to its task's.
    */
-  private static Map<String, String> compressionByStore(Path stateDir) {
-    Map<String, String> found = new TreeMap<>();
+  private static Map<String, Map<String, String>> optionsByStore(Path stateDir) {
+    Map<String, Map<String, String>> found = new TreeMap<>();
     try (Stream<Path> files = Files.walk(stateDir)) {
       files
           .filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
@@ -66,7 +75,7 @@ class RocksDbCompressionTest {
               f -> {
                 Path store = f.getParent();
                 String name = store.getParent().getFileName() + "/" + store.getFileName();
-                found.put(name, defaultColumnFamilyCompression(f));
+                found.put(name, defaultColumnFamilyOptions(f));
               });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -74,22 +83,25 @@ class RocksDbCompressionTest {
     return found;
   }
 
-  private static String defaultColumnFamilyCompression(Path options) {
+  private static Map<String, String> defaultColumnFamilyOptions(Path options) {
     String text;
     try {
       text = Files.readString(options);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    Map<String, String> found = new TreeMap<>();
     for (String section : text.split("\n\\[")) {
-      if (section.startsWith("CFOptions \"default\"")) {
+      if (section.startsWith("CFOptions \"default\"")
+          || section.startsWith("TableOptions/BlockBasedTable \"default\"")) {
         for (String line : section.split("\n")) {
-          if (line.strip().startsWith("compression=")) {
-            return line.strip().substring("compression=".length());
+          int equals = line.indexOf('=');
+          if (equals > 0) {
+            found.put(line.substring(0, equals).strip(), line.substring(equals + 1).strip());
           }
         }
       }
     }
-    return "(none in " + options + ")";
+    return found;
   }
 }
