@@ -35,7 +35,8 @@ public final class ConfigDocs {
     }
     lines.add("**Passed to the Kafka clients** (`TURNSTILE_KAFKA_...` in the environment)");
     lines.add("");
-    lines.add("| prefix | passed to | refused: set by Turnstile |");
+    lines.add(
+        "| prefix | passed to | refused: set or fixed by Turnstile (the reason is in the error) |");
     lines.add("| --- | --- | --- |");
     for (PassThrough passThrough : model.passThroughs()) {
       List<String> fixed =
