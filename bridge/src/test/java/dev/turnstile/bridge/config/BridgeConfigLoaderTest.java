@@ -63,28 +63,10 @@ class BridgeConfigLoaderTest {
 
   @Test
   void aBadValueNamesItsKey() {
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.http.port",
-                        "eighty")))
+    assertThatThrownBy(() -> withRequired("bridge.http.port", "eighty"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.port");
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.kafka.max-in-flight",
-                        "0")))
+    assertThatThrownBy(() -> withRequired("bridge.kafka.max-in-flight", "0"))
         .hasMessageContaining("bridge.kafka.max-in-flight");
     assertThatThrownBy(() -> BridgeConfigLoader.fromMap(Map.of()))
         .hasMessageContaining("kafka.bootstrap.servers");
@@ -100,32 +82,18 @@ class BridgeConfigLoaderTest {
     assertThat(defaults.get(BridgeConfigModel.HTTP_TRUSTED_PROXIES)).isEmpty();
 
     BridgeConfig set =
-        BridgeConfigLoader.fromMap(
-            Map.of(
-                "kafka.bootstrap.servers",
-                "k:9092",
-                "bridge.auth.credentials-file",
-                "creds",
-                "bridge.http.trusted-proxies",
-                " 10.0.0.0/8, 192.0.2.7 ,2001:db8::/32",
-                "bridge.auth.failure-limit.per-minute",
-                "0"));
+        withRequired(
+            "bridge.http.trusted-proxies",
+            " 10.0.0.0/8, 192.0.2.7 ,2001:db8::/32",
+            "bridge.auth.failure-limit.per-minute",
+            "0");
     assertThat(set.get(BridgeConfigModel.HTTP_TRUSTED_PROXIES))
         .containsExactly("10.0.0.0/8", "192.0.2.7", "2001:db8::/32");
     assertThat(set.deviceAuth().failureLimit().enabled()).isFalse();
 
     for (String bad :
         List.of("ingress.example", "10.0.0.0/33", "300.1.1.1", "::1/129", "1::2::3")) {
-      assertThatThrownBy(
-              () ->
-                  BridgeConfigLoader.fromMap(
-                      Map.of(
-                          "kafka.bootstrap.servers",
-                          "k:9092",
-                          "bridge.auth.credentials-file",
-                          "creds",
-                          "bridge.http.trusted-proxies",
-                          bad)))
+      assertThatThrownBy(() -> withRequired("bridge.http.trusted-proxies", bad))
           .as(bad)
           .hasMessageContaining("bridge.http.trusted-proxies");
     }
@@ -145,16 +113,8 @@ class BridgeConfigLoaderTest {
 
     assertThatThrownBy(
             () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.http.idle-timeout-ms",
-                        "10000",
-                        "bridge.kafka.ack-timeout-ms",
-                        "10000")))
+                withRequired(
+                    "bridge.http.idle-timeout-ms", "10000", "bridge.kafka.ack-timeout-ms", "10000"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.idle-timeout-ms")
         .hasMessageContaining("bridge.kafka.ack-timeout-ms");
@@ -180,16 +140,7 @@ class BridgeConfigLoaderTest {
                         "TURNSTILE_BRIDGE_HTTP_EVENT_LOOPS", "3"))
                 .get(BridgeConfigModel.HTTP_EVENT_LOOPS))
         .isEqualTo(3);
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.http.event-loops",
-                        "-1")))
+    assertThatThrownBy(() -> withRequired("bridge.http.event-loops", "-1"))
         .hasMessageContaining("bridge.http.event-loops");
   }
 
@@ -202,16 +153,8 @@ class BridgeConfigLoaderTest {
     assertThat(defaults.get(BridgeConfigModel.HTTP_BATCH_BODY_LIMIT_BYTES)).isEqualTo(1_048_576);
     assertThatThrownBy(
             () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.kafka.max-in-flight",
-                        "100",
-                        "bridge.http.batch.max-events",
-                        "101")))
+                withRequired(
+                    "bridge.kafka.max-in-flight", "100", "bridge.http.batch.max-events", "101"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bridge.http.batch.max-events")
         .hasMessageContaining("bridge.kafka.max-in-flight");
@@ -220,16 +163,11 @@ class BridgeConfigLoaderTest {
   @Test
   void secretsAreMaskedInToString() {
     BridgeConfig config =
-        BridgeConfigLoader.fromMap(
-            Map.of(
-                "kafka.bootstrap.servers",
-                "k:9092",
-                "bridge.auth.credentials-file",
-                "creds",
-                "kafka.sasl.jaas.config",
-                "PlainLoginModule password=\"hunter2\"",
-                "kafka.producer.ssl.key.password",
-                "s3cret"));
+        withRequired(
+            "kafka.sasl.jaas.config",
+            "PlainLoginModule password=\"hunter2\"",
+            "kafka.producer.ssl.key.password",
+            "s3cret");
 
     assertThat(config.toString())
         .doesNotContain("hunter2")
@@ -276,31 +214,13 @@ class BridgeConfigLoaderTest {
     assertThat(set.get(BridgeConfigModel.DEVICE_MAX_CLOCK_SKEW_MS))
         .isEqualTo(Duration.ofMinutes(1));
 
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.device.min-occurred-at",
-                        "2010-01-01")))
+    assertThatThrownBy(() -> withRequired("bridge.device.min-occurred-at", "2010-01-01"))
         .hasMessageContaining("bridge.device.min-occurred-at");
   }
 
   @Test
   void anUnknownKeyIsRefusedWithTheNearestKnownOne() {
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.http.prot",
-                        "8081")))
+    assertThatThrownBy(() -> withRequired("bridge.http.prot", "8081"))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessage("bridge.http.prot: unknown key; did you mean bridge.http.port?");
     assertThatThrownBy(
@@ -314,16 +234,7 @@ class BridgeConfigLoaderTest {
         .hasMessage(
             "TURNSTILE_BRIDGE_HTTP_PROT: sets no known key; did you mean"
                 + " TURNSTILE_BRIDGE_HTTP_PORT?");
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "kafka.producer.lingr.ms",
-                        "5")))
+    assertThatThrownBy(() -> withRequired("kafka.producer.lingr.ms", "5"))
         .hasMessage(
             "kafka.producer.lingr.ms: not a setting of the producer only; did you mean"
                 + " kafka.producer.linger.ms?");
@@ -405,16 +316,7 @@ class BridgeConfigLoaderTest {
     "kafka.producer.partitioner.ignore.keys, fixed at Kafka's default"
   })
   void keysTheBridgeFixesAreRefusedByNameWithTheirReason(String key, String reason) {
-    assertThatThrownBy(
-            () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        key,
-                        "1")))
+    assertThatThrownBy(() -> withRequired(key, "1"))
         .hasMessageStartingWith(key + ": cannot be set: " + reason);
   }
 
@@ -425,16 +327,7 @@ class BridgeConfigLoaderTest {
         .forEach(
             (key, reason) -> {
               for (String prefixed : java.util.List.of("kafka." + key, "kafka.producer." + key)) {
-                assertThatThrownBy(
-                        () ->
-                            BridgeConfigLoader.fromMap(
-                                Map.of(
-                                    "kafka.bootstrap.servers",
-                                    "k:9092",
-                                    "bridge.auth.credentials-file",
-                                    "creds",
-                                    prefixed,
-                                    "1")))
+                assertThatThrownBy(() -> withRequired(prefixed, "1"))
                     .as(prefixed)
                     .hasMessageStartingWith(prefixed + ": cannot be set: ");
               }
@@ -445,18 +338,13 @@ class BridgeConfigLoaderTest {
   void secretsAreNeverEchoedInProblems() {
     assertThatThrownBy(
             () ->
-                BridgeConfigLoader.fromMap(
-                    Map.of(
-                        "kafka.bootstrap.servers",
-                        "k:9092",
-                        "bridge.auth.credentials-file",
-                        "creds",
-                        "bridge.servicebus.entities",
-                        "billing",
-                        "bridge.servicebus.entity.billing.queue",
-                        "billing",
-                        "bridge.servicebus.connection-string",
-                        "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true")))
+                withRequired(
+                    "bridge.servicebus.entities",
+                    "billing",
+                    "bridge.servicebus.entity.billing.queue",
+                    "billing",
+                    "bridge.servicebus.connection-string",
+                    "Endpoint=sb://x/;SharedAccessKey=hunter2;UseDevelopmentEmulator=true"))
         .hasMessageContaining("bridge.servicebus.connection-string")
         .hasMessageNotContaining("hunter2");
     assertThat(BridgeConfigModel.MODEL.isSecret("bridge.servicebus.connection-string")).isTrue();
@@ -587,5 +475,16 @@ class BridgeConfigLoaderTest {
           .hasMessageContaining("ftp://(hidden)@host.example/x")
           .hasMessageNotContaining("s3cret");
     }
+  }
+
+  /** The bridge's configuration from the two required keys and {@code keysAndValues}. */
+  private static BridgeConfig withRequired(String... keysAndValues) {
+    Map<String, String> values = new java.util.HashMap<>();
+    values.put("kafka.bootstrap.servers", "k:9092");
+    values.put("bridge.auth.credentials-file", "creds");
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      values.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return BridgeConfigLoader.fromMap(values);
   }
 }
