@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -67,6 +68,11 @@ public final class DeviceCredentialsFile {
   private static byte[] read(Path path) {
     try {
       return Files.readAllBytes(path);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException(
+          ("no credentials file %s: issue a device its token into it with `turnstile device-token"
+                  + " <device-id> --append %s`, or name another file")
+              .formatted(path, path));
     } catch (IOException | UncheckedIOException e) {
       throw new IllegalArgumentException("cannot read the credentials file " + path + ": " + e);
     }
