@@ -263,7 +263,8 @@ class DeviceAuthenticationIT {
             () -> BridgeApplication.start(BridgeConfigLoader.fromMap(config(dir.resolve("none")))))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("bridge.auth.credentials-file")
-        .hasMessageContaining("cannot read");
+        .hasMessageContaining("no credentials file")
+        .hasMessageContaining("turnstile device-token");
     Path broken = dir.resolve("broken");
     Files.write(
         broken, List.of(STATION_1.credential().line(), "0123456789abcdef station-3 sha256:x"));
