@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,9 +44,12 @@ final class BridgeCommand implements Callable<Integer> {
 
   @Option(
       names = "--batch-sizes",
-      split = ",",
-      description = "events per batch request; empty for none (default: 10,100)")
-  List<Integer> batchSizes = List.of(10, 100);
+      description =
+          "events per batch request, comma-separated; empty (--batch-sizes=) for no batch runs"
+              + " (default: ${DEFAULT-VALUE})")
+  String batchSizesText = "10,100";
+
+  private List<Integer> batchSizes;
 
   @Option(
       names = "--batch-connections",
@@ -99,6 +103,12 @@ final class BridgeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    batchSizes =
+        batchSizesText.isBlank()
+            ? List.of()
+            : Arrays.stream(batchSizesText.split(","))
+                .map(t -> Integer.valueOf(t.strip()))
+                .toList();
     Map<String, String> machine = results.begin();
     BridgeBench.Settings settings =
         new BridgeBench.Settings(

@@ -42,7 +42,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
   private final String topic;
   private final Clock clock;
   private final BridgeMetrics metrics;
-  private final RecentlyAccepted<EventKey> recentlyAccepted;
+  private final RecentlyAccepted recentlyAccepted;
   private final OccurredAtWindow window;
 
   /**
@@ -67,7 +67,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
     this.recentlyAccepted =
         cacheSize <= 0
             ? null
-            : new RecentlyAccepted<>(
+            : new RecentlyAccepted(
                 (int) Math.min(cacheSize, Integer.MAX_VALUE), cacheTtl, System::nanoTime);
     if (recentlyAccepted != null) {
       metrics.bindDuplicateCache(recentlyAccepted::bindTo);
@@ -93,9 +93,9 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
       metrics.rejected("semantic");
       return CompletableFuture.failedFuture(e);
     }
-    EventKey key = new EventKey(event.deviceId(), event.eventId());
-    String fingerprint = ContentFingerprint.of(command);
-    String first = recentlyAccepted == null ? null : recentlyAccepted.fingerprint(key);
+    Digest128 key = Digest128.ofEvent(event.deviceId(), event.eventId());
+    Digest128 fingerprint = ContentFingerprint.of(command);
+    Digest128 first = recentlyAccepted == null ? null : recentlyAccepted.fingerprint(key);
     if (first != null) {
       return CompletableFuture.completedFuture(duplicate(event, !first.equals(fingerprint)));
     }
@@ -175,7 +175,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
    */
   private List<Write> writesOf(List<AcceptDeviceEventCommand> commands, Outcome[] outcomes) {
     List<Write> writes = new ArrayList<>();
-    Map<EventKey, String> earlier = new HashMap<>();
+    Map<Digest128, Digest128> earlier = new HashMap<>();
     for (int i = 0; i < commands.size(); i++) {
       AcceptDeviceEventCommand command = commands.get(i);
       DeviceEvent event;
@@ -186,9 +186,9 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         outcomes[i] = new Invalid(command.eventId(), e.violations());
         continue;
       }
-      EventKey key = new EventKey(event.deviceId(), event.eventId());
-      String fingerprint = ContentFingerprint.of(command);
-      String first = earlier.get(key);
+      Digest128 key = Digest128.ofEvent(event.deviceId(), event.eventId());
+      Digest128 fingerprint = ContentFingerprint.of(command);
+      Digest128 first = earlier.get(key);
       if (first == null && recentlyAccepted != null) {
         first = recentlyAccepted.fingerprint(key);
       }
@@ -228,7 +228,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
 
   /** An event of a batch to be written, at its index in the batch, and who sent it. */
   private record Write(
-      int index, EventKey key, String fingerprint, DeviceEvent event, AuthContext sender) {}
+      int index, Digest128 key, Digest128 fingerprint, DeviceEvent event, AuthContext sender) {}
 
   /** First wins; a repeat with other content is answered the same but not silently. */
   private Duplicate duplicate(DeviceEvent event, boolean conflict) {
@@ -279,6 +279,4 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         command.attributes(),
         receivedAt);
   }
-
-  private record EventKey(String deviceId, String eventId) {}
 }

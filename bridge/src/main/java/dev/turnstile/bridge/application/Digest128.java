@@ -1,0 +1,76 @@
+package dev.turnstile.bridge.application;
+
+import dev.turnstile.schemas.Sha256;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * The first 128 bits of a SHA-256 digest (FIPS 180-4), as two longs: how the bridge's duplicate
+ * cache names an event and its content without keeping any object of the request. Two different
+ * inputs share one by chance with probability 2<sup>-128</sup>; among the 100,000 entries of the
+ * default cache, a lookup meets a wrong one with probability about 3 × 10<sup>-34</sup>, far below
+ * a hardware fault's.
+ *
+ * <p>Input is fed as tagged, length-prefixed fields ({@link Builder}), so no two different field
+ * sequences are the same bytes.
+ */
+record Digest128(long high, long low) {
+
+  /** The digest of an event's identity: its device and its id. */
+  static Digest128 ofEvent(String deviceId, String eventId) {
+    return new Builder().text(deviceId).text(eventId).digest();
+  }
+
+  /** Canonical bytes for a digest, fed field by field; not thread-safe, one per digest. */
+  static final class Builder {
+    private byte[] bytes = new byte[256];
+    private int length;
+
+    /** One byte that says what follows. */
+    Builder tag(char tag) {
+      ensure(1);
+      bytes[length++] = (byte) tag;
+      return this;
+    }
+
+    /** Eight bytes, big-endian. */
+    Builder number(long value) {
+      ensure(8);
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        bytes[length++] = (byte) (value >>> shift);
+      }
+      return this;
+    }
+
+    /** The UTF-8 bytes of {@code value}, after their length. */
+    Builder text(String value) {
+      byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+      number(utf8.length);
+      ensure(utf8.length);
+      System.arraycopy(utf8, 0, bytes, length, utf8.length);
+      length += utf8.length;
+      return this;
+    }
+
+    Digest128 digest() {
+      MessageDigest sha256 = Sha256.newDigest();
+      sha256.update(bytes, 0, length);
+      byte[] d = sha256.digest();
+      return new Digest128(longAt(d, 0), longAt(d, 8));
+    }
+
+    private void ensure(int more) {
+      if (length + more > bytes.length) {
+        bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
+      }
+    }
+
+    private static long longAt(byte[] b, int from) {
+      long value = 0;
+      for (int i = from; i < from + 8; i++) {
+        value = (value << 8) | (b[i] & 0xFF);
+      }
+      return value;
+    }
+  }
+}
