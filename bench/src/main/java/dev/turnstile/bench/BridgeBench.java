@@ -136,7 +136,8 @@ final class BridgeBench {
     List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
     Path profile = null;
     if (settings.profile() && round == 1) {
-      profile = settings.workDir().resolve("profile-bridge.jfr");
+      // Kept beside the flame graph: jfr-converter --from/--to cuts it to one run.
+      profile = settings.outputDir().resolve("profile-bridge.jfr");
       jvm.add(Profiler.agentOption(profile, "itimer"));
     }
     try (ChildJvm bridge = ChildJvm.start(jvm, BridgeRunner.class.getName(), args, log)) {

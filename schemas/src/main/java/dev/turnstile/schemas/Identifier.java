@@ -23,7 +23,16 @@ public final class Identifier {
    * not a regular expression: every event is checked, at the bridge and in the topology.
    */
   public static boolean isValid(String value) {
-    if (value == null || value.isEmpty() || value.length() > MAX_LENGTH) {
+    return value != null && value.length() <= MAX_LENGTH && matchesPattern(value);
+  }
+
+  /**
+   * Whether {@code value} matches {@code $defs/identifier}'s {@code pattern} alone, at any length
+   * (the schema bounds the length apart, with {@code maxLength}): at least one character, each of
+   * {@code [A-Za-z0-9._~:-]}, not only dots.
+   */
+  public static boolean matchesPattern(String value) {
+    if (value.isEmpty()) {
       return false;
     }
     boolean onlyDots = true;

@@ -67,6 +67,7 @@ public final class JsonSchemaBodyValidator implements BodyValidator {
             .formatAssertionsEnabled(true)
             .pathType(PathType.JSON_POINTER)
             .locale(Locale.ENGLISH)
+            .regularExpressionFactory(new KnownPatterns())
             .build();
     return SchemaRegistry.withDefaultDialect(
             SpecificationVersion.DRAFT_2020_12, registry -> registry.schemaRegistryConfig(config))
