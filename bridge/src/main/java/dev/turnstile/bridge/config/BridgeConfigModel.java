@@ -151,8 +151,9 @@ public final class BridgeConfigModel {
           .millis("bridge.kafka.ack-timeout-ms", 10_000)
           .between(100, 3_600_000)
           .doc(
-              "longest wait for Kafka's acknowledgement of a write before 503; also the producer's"
-                  + " `delivery.timeout.ms` and `max.block.ms`");
+              "longest wait for Kafka's acknowledgement of a write before 503 (a write Kafka cannot"
+                  + " take at once, its metadata not fetched yet or its buffer full, is tried again"
+                  + " until then); also the producer's `delivery.timeout.ms`");
 
   public static final Setting<Integer> KAFKA_MAX_IN_FLIGHT =
       BRIDGE

@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -42,30 +42,43 @@ import org.slf4j.LoggerFactory;
  * Writes CloudEvents to Kafka in binary content mode with one producer shared by the process
  * ({@code acks=all}, idempotent, lz4), so batches fill across requests.
  *
- * <p>{@code producer.send} blocks up to {@code max.block.ms} when metadata is missing, so sends run
- * on one dedicated thread, never on the caller's. In-flight writes are bounded by a semaphore: when
- * it is exhausted the write fails at once with {@link Reason#SATURATED}. The wait for the ack is
- * bounded by the ack timeout ({@link Reason#UNAVAILABLE} after it); errors a retry cannot fix fail
- * with {@link Reason#REJECTED}.
+ * <p>Sends run on the caller's thread (an event loop) and never block it: the producer's {@code
+ * max.block.ms} is 0, so a record Kafka cannot take at once (the topic's metadata not fetched yet,
+ * the producer's buffer full) fails the send at once with Kafka's {@code TimeoutException}, in the
+ * callback, on the calling thread. Such a record, and those after it in its sequence, are sent
+ * again every {@value #RETRY_MS} ms from one retry thread until the ack timeout. The common case,
+ * metadata known and room in the buffer, costs no hand-off: handing every send to a dedicated
+ * thread took a tenth of the bridge's CPU per single event (bench bridge --profile, 64 connections:
+ * the queue, the wake-up, the thread's park). Kafka counts each attempt it could not take in the
+ * producer's {@code record-error-total}: a few at start and after five idle minutes ({@code
+ * metadata.max.idle.ms}), when the topic's metadata is fetched again.
+ *
+ * <p>In-flight writes are bounded by a semaphore: when it is exhausted the write fails at once with
+ * {@link Reason#SATURATED}. The wait for the ack is bounded by the ack timeout ({@link
+ * Reason#UNAVAILABLE} after it); errors a retry cannot fix fail with {@link Reason#REJECTED}.
  */
 public final class KafkaEventPublisher implements PublishEventPort, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaEventPublisher.class);
 
+  /** How often a send Kafka could not take at once is tried again. */
+  static final int RETRY_MS = 5;
+
   private final Producer<String, byte[]> producer;
-  private final ExecutorService sender;
+  private final ScheduledExecutorService retries;
   private final Semaphore inFlight;
   private final Duration ackTimeout;
   private final Clock clock;
   private final UnaryOperator<String> whyNotWritable;
   private volatile KafkaClientMetrics clientMetrics;
+  private volatile boolean closed;
 
   /**
    * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
    *     except those that carry the delivery guarantee and the bounds, which {@link
    *     BridgeProducerConfig} fixes
-   * @param ackTimeout longest wait for an ack, also {@code delivery.timeout.ms} and {@code
-   *     max.block.ms}
+   * @param ackTimeout longest wait for an ack, retries of a send Kafka could not take at once
+   *     included; also {@code delivery.timeout.ms}
    * @param maxInFlight writes awaiting their ack at most
    */
   public KafkaEventPublisher(
@@ -94,10 +107,10 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     this.ackTimeout = ackTimeout;
     this.inFlight = new Semaphore(maxInFlight);
     this.clock = clock;
-    this.sender =
-        Executors.newSingleThreadExecutor(
+    this.retries =
+        Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread thread = new Thread(r, "turnstile-kafka-send");
+              Thread thread = new Thread(r, "turnstile-kafka-retry");
               thread.setDaemon(true);
               return thread;
             });
@@ -116,22 +129,18 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       return CompletableFuture.failedFuture(
           new PublishException(Reason.SATURATED, "too many writes in flight", null));
     }
-    ProducerRecord<String, byte[]> record = record(topic, key, event, headers);
     CompletableFuture<PublishedEvent> result = new CompletableFuture<>();
-    try {
-      sender.execute(() -> send(record, result));
-    } catch (RejectedExecutionException e) {
+    if (closed) {
       inFlight.release();
-      result.completeExceptionally(closed(e));
-      return result;
+      return CompletableFuture.failedFuture(closedException());
     }
+    new Sequence(List.of(record(topic, key, event, headers)), List.of(result)).send();
     return bounded(result);
   }
 
   /**
-   * Takes the permits of the whole sequence at once and sends it in one task of the sender thread,
-   * so nothing else interleaves and the producer gets the records in order (with idempotence, the
-   * broker keeps a producer's order within a partition).
+   * Takes the permits of the whole sequence at once and sends it in order, nothing of it before
+   * what precedes it (with idempotence, the broker keeps a producer's order within a partition).
    */
   @Override
   public List<CompletionStage<PublishedEvent>> publishAll(
@@ -151,22 +160,82 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       results.forEach(result -> result.completeExceptionally(saturated));
       return List.copyOf(results);
     }
-    List<ProducerRecord<String, byte[]>> records = new ArrayList<>(count);
-    events.forEach(event -> records.add(record(topic, key, event, Map.of())));
-    try {
-      sender.execute(
-          () -> {
-            for (int i = 0; i < count; i++) {
-              send(records.get(i), results.get(i));
-            }
-          });
-    } catch (RejectedExecutionException e) {
+    if (closed) {
       inFlight.release(count);
-      PublishException closed = closed(e);
-      results.forEach(result -> result.completeExceptionally(closed));
+      PublishException closedNow = closedException();
+      results.forEach(result -> result.completeExceptionally(closedNow));
       return List.copyOf(results);
     }
+    List<ProducerRecord<String, byte[]>> records = new ArrayList<>(count);
+    events.forEach(event -> records.add(record(topic, key, event, Map.of())));
+    new Sequence(records, results).send();
     return boundedAll(results);
+  }
+
+  /**
+   * Records to send in order, each with its result; {@link #send} goes on from the first not yet
+   * taken. A record Kafka could not take at once, and every one after it, waits for a retry.
+   */
+  private final class Sequence {
+    private final List<ProducerRecord<String, byte[]>> records;
+    private final List<CompletableFuture<PublishedEvent>> results;
+    private int next;
+
+    Sequence(
+        List<ProducerRecord<String, byte[]>> records,
+        List<CompletableFuture<PublishedEvent>> results) {
+      this.records = records;
+      this.results = results;
+    }
+
+    void send() {
+      Thread caller = Thread.currentThread();
+      while (next < records.size()) {
+        CompletableFuture<PublishedEvent> into = results.get(next);
+        if (into.isDone()) {
+          // Timed out while waiting for a retry: the caller has its answer already.
+          inFlight.release();
+          next++;
+          continue;
+        }
+        boolean[] notTaken = new boolean[1];
+        try {
+          producer.send(
+              records.get(next),
+              (metadata, error) -> {
+                if (error instanceof org.apache.kafka.common.errors.TimeoutException
+                    && Thread.currentThread() == caller
+                    && !closed) {
+                  // Failed inside send(), on this thread: Kafka would have blocked.
+                  notTaken[0] = true;
+                  return;
+                }
+                inFlight.release();
+                complete(into, metadata, error);
+              });
+        } catch (RuntimeException e) {
+          inFlight.release();
+          complete(into, null, e);
+        }
+        if (notTaken[0]) {
+          retryLater();
+          return;
+        }
+        next++;
+      }
+    }
+
+    private void retryLater() {
+      try {
+        retries.schedule(this::send, RETRY_MS, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        PublishException closedNow = closedException();
+        for (int i = next; i < records.size(); i++) {
+          inFlight.release();
+          results.get(i).completeExceptionally(closedNow);
+        }
+      }
+    }
   }
 
   private ProducerRecord<String, byte[]> record(
@@ -212,27 +281,8 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     return List.copyOf(results);
   }
 
-  private static PublishException closed(RejectedExecutionException e) {
-    return new PublishException(Reason.UNAVAILABLE, "the publisher is closed", e);
-  }
-
-  private void send(ProducerRecord<String, byte[]> record, CompletableFuture<PublishedEvent> into) {
-    if (into.isDone()) {
-      // Timed out while queued behind a blocked send: the caller has its answer already.
-      inFlight.release();
-      return;
-    }
-    try {
-      producer.send(
-          record,
-          (metadata, error) -> {
-            inFlight.release();
-            complete(into, metadata, error);
-          });
-    } catch (RuntimeException e) {
-      inFlight.release();
-      complete(into, null, e);
-    }
+  private static PublishException closedException() {
+    return new PublishException(Reason.UNAVAILABLE, "the publisher is closed", null);
   }
 
   private static void complete(
@@ -295,14 +345,9 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
 
   /** Stops taking writes, waits up to {@code timeout} for those in flight, closes the producer. */
   public void close(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    sender.shutdown();
-    try {
-      sender.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    producer.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    closed = true;
+    retries.shutdownNow().forEach(Runnable::run);
+    producer.close(timeout);
     if (clientMetrics != null) {
       clientMetrics.close();
     }

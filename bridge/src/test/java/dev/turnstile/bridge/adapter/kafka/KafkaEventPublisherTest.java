@@ -3,6 +3,7 @@ package dev.turnstile.bridge.adapter.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.turnstile.bridge.port.out.PublishEventPort.PublishedEvent;
 import dev.turnstile.bridge.port.out.PublishException;
@@ -14,6 +15,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -81,6 +83,40 @@ class KafkaEventPublisherTest {
       assertThatThrownBy(() -> first.get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(PublishException.class);
       assertThat(reasonOf(first)).isEqualTo(Reason.UNAVAILABLE);
+    } finally {
+      publisher.close(Duration.ofSeconds(1));
+    }
+  }
+
+  /**
+   * With no broker to give metadata, Kafka's own send would block for {@code max.block.ms}; the
+   * publisher's returns at once (it runs on an event loop) and the write fails at the ack timeout.
+   */
+  @Test
+  void aSendThatKafkaCannotTakeYetNeverBlocksTheCaller() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    KafkaEventPublisher publisher =
+        new KafkaEventPublisher(
+            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
+            Duration.ofSeconds(30),
+            10,
+            Clock.systemUTC());
+    try {
+      List<CompletableFuture<PublishedEvent>> pending =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(10),
+              () -> {
+                List<CompletableFuture<PublishedEvent>> stages = new ArrayList<>();
+                stages.add(publisher.publish("t.v1", "k", event()).toCompletableFuture());
+                for (var stage : publisher.publishAll("t.v1", "k", List.of(event(), event()))) {
+                  stages.add(stage.toCompletableFuture());
+                }
+                return stages;
+              });
+      assertThat(pending).hasSize(3).noneMatch(CompletableFuture::isDone);
     } finally {
       publisher.close(Duration.ofSeconds(1));
     }
