@@ -68,7 +68,7 @@ public final class AcceptDeviceEventService implements AcceptDeviceEventUseCase 
         cacheSize <= 0
             ? null
             : new RecentlyAccepted(
-                (int) Math.min(cacheSize, Integer.MAX_VALUE), cacheTtl, System::nanoTime);
+                (int) Math.min(cacheSize, RecentlyAccepted.MAX_SIZE), cacheTtl, System::nanoTime);
     if (recentlyAccepted != null) {
       metrics.bindDuplicateCache(recentlyAccepted::bindTo);
     }

@@ -20,7 +20,7 @@ final class ContentFingerprint {
   private ContentFingerprint() {}
 
   static Digest128 of(AcceptDeviceEventCommand command) {
-    Digest128.Builder canonical = new Digest128.Builder();
+    Digest128.Builder canonical = Digest128.Builder.get();
     canonical.text(command.type().name());
     OffsetDateTime occurredAt = command.occurredAt();
     canonical

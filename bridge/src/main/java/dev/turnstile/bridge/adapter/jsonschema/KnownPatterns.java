@@ -12,11 +12,10 @@ import java.util.Map;
  * occurredAt} and {@code sessionRef} is matched: by {@code java.util.regex} that was 45% of the
  * validator's time, about 1 µs an event (bench bridge --profile, batches of 100).
  *
- * <p>The hand-written matchers follow ECMA-262, which JSON Schema names for {@code pattern}: {@code
- * $} is the end of the input. ({@code java.util.regex} also lets {@code $} match before a final
- * line terminator, so it took {@code "abc\n"} for an identifier; the domain's checks refused it
- * later.) {@code KnownPatternsTest} checks each against {@code java.util.regex} with {@code $} read
- * as {@code \z}, on generated strings.
+ * <p>Each matches what networknt's {@code java.util.regex} factory matches for the same pattern,
+ * which reads {@code $} as the end of the input ({@code \z}), as ECMA-262, the dialect JSON Schema
+ * names, does. {@code KnownPatternsTest} checks each against {@code java.util.regex} so read, on
+ * generated strings.
  */
 final class KnownPatterns implements RegularExpressionFactory {
 

@@ -14,8 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,6 +33,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -42,16 +45,19 @@ import org.slf4j.LoggerFactory;
  * Writes CloudEvents to Kafka in binary content mode with one producer shared by the process
  * ({@code acks=all}, idempotent, lz4), so batches fill across requests.
  *
- * <p>Sends run on the caller's thread (an event loop) and never block it: the producer's {@code
- * max.block.ms} is 0, so a record Kafka cannot take at once (the topic's metadata not fetched yet,
- * the producer's buffer full) fails the send at once with Kafka's {@code TimeoutException}, in the
- * callback, on the calling thread. Such a record, and those after it in its sequence, are sent
- * again every {@value #RETRY_MS} ms from one retry thread until the ack timeout. The common case,
+ * <p>Sends run on the caller's thread (an HTTP event loop, a Service Bus receiver) and never block
+ * it: the producer's {@code max.block.ms} is 0, so a record Kafka cannot take at once (the topic's
+ * metadata not fetched yet, the producer's buffer full) fails the send at once with Kafka's {@code
+ * TimeoutException}, in the callback, inside {@code send()}. Such a record, and those after it in
+ * its sequence, are sent again from one retry thread, after {@value #RETRY_MS} ms and then twice as
+ * long each time up to {@value #MAX_RETRY_MS} ms, until the ack timeout; a topic the broker refuses
+ * to describe to the bridge (authorization) or calls invalid is not retried. The common case,
  * metadata known and room in the buffer, costs no hand-off: handing every send to a dedicated
  * thread took a tenth of the bridge's CPU per single event (bench bridge --profile, 64 connections:
  * the queue, the wake-up, the thread's park). Kafka counts each attempt it could not take in the
  * producer's {@code record-error-total}: a few at start and after five idle minutes ({@code
- * metadata.max.idle.ms}), when the topic's metadata is fetched again.
+ * metadata.max.idle.ms}), when the topic's metadata is fetched again, and while the buffer is full
+ * at most one per waiting sequence every {@value #MAX_RETRY_MS} ms.
  *
  * <p>In-flight writes are bounded by a semaphore: when it is exhausted the write fails at once with
  * {@link Reason#SATURATED}. The wait for the ack is bounded by the ack timeout ({@link
@@ -61,8 +67,11 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaEventPublisher.class);
 
-  /** How often a send Kafka could not take at once is tried again. */
+  /** The first wait before a send Kafka could not take at once is tried again. */
   static final int RETRY_MS = 5;
+
+  /** The longest wait between two tries of one sequence. */
+  static final int MAX_RETRY_MS = 100;
 
   private final Producer<String, byte[]> producer;
   private final ScheduledExecutorService retries;
@@ -72,6 +81,9 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   private final UnaryOperator<String> whyNotWritable;
   private volatile KafkaClientMetrics clientMetrics;
   private volatile boolean closed;
+
+  /** Sequences waiting for a retry, failed at once by {@link #close}. */
+  private final Set<Sequence> waiting = ConcurrentHashMap.newKeySet();
 
   /**
    * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
@@ -180,6 +192,10 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     private final List<ProducerRecord<String, byte[]>> records;
     private final List<CompletableFuture<PublishedEvent>> results;
     private int next;
+    private int retryMs = RETRY_MS;
+
+    /** True only while this sequence's thread is inside {@code producer.send}. */
+    private boolean sending;
 
     Sequence(
         List<ProducerRecord<String, byte[]>> records,
@@ -188,7 +204,8 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       this.results = results;
     }
 
-    void send() {
+    synchronized void send() {
+      waiting.remove(this);
       Thread caller = Thread.currentThread();
       while (next < records.size()) {
         CompletableFuture<PublishedEvent> into = results.get(next);
@@ -199,14 +216,13 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
           continue;
         }
         boolean[] notTaken = new boolean[1];
+        sending = true;
         try {
           producer.send(
               records.get(next),
               (metadata, error) -> {
-                if (error instanceof org.apache.kafka.common.errors.TimeoutException
-                    && Thread.currentThread() == caller
-                    && !closed) {
-                  // Failed inside send(), on this thread: Kafka would have blocked.
+                if (sending && Thread.currentThread() == caller && wouldHaveBlocked(error)) {
+                  // Failed inside send(): Kafka would have blocked. Not taken, not written.
                   notTaken[0] = true;
                   return;
                 }
@@ -216,6 +232,8 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
         } catch (RuntimeException e) {
           inFlight.release();
           complete(into, null, e);
+        } finally {
+          sending = false;
         }
         if (notTaken[0]) {
           retryLater();
@@ -226,16 +244,42 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     }
 
     private void retryLater() {
+      waiting.add(this);
       try {
-        retries.schedule(this::send, RETRY_MS, TimeUnit.MILLISECONDS);
+        retries.schedule(this::send, retryMs, TimeUnit.MILLISECONDS);
+        retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
       } catch (RejectedExecutionException e) {
-        PublishException closedNow = closedException();
-        for (int i = next; i < records.size(); i++) {
-          inFlight.release();
-          results.get(i).completeExceptionally(closedNow);
-        }
+        fail(closedException());
+      }
+      if (closed) {
+        fail(closedException());
       }
     }
+
+    /** Fails what was not sent yet. */
+    synchronized void fail(PublishException failure) {
+      waiting.remove(this);
+      for (; next < records.size(); next++) {
+        inFlight.release();
+        results.get(next).completeExceptionally(failure);
+      }
+    }
+  }
+
+  /**
+   * Whether a send's error means Kafka could not take the record yet: its {@code TimeoutException},
+   * raised inside {@code send()} with {@code max.block.ms=0} for missing metadata or a full buffer,
+   * unless the metadata's own error says a retry cannot help (the broker refuses the bridge the
+   * topic, or the name is invalid).
+   */
+  private boolean wouldHaveBlocked(Exception error) {
+    if (closed || !(error instanceof org.apache.kafka.common.errors.TimeoutException)) {
+      return false;
+    }
+    Throwable cause = error.getCause();
+    return !(cause instanceof AuthorizationException
+        || cause instanceof AuthenticationException
+        || cause instanceof InvalidTopicException);
   }
 
   private ProducerRecord<String, byte[]> record(
@@ -287,6 +331,12 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
 
   private static void complete(
       CompletableFuture<PublishedEvent> into, RecordMetadata metadata, Exception error) {
+    if (error instanceof org.apache.kafka.common.errors.TimeoutException
+        && error.getCause() instanceof Exception cause
+        && !(cause instanceof org.apache.kafka.common.errors.TimeoutException)) {
+      // The metadata's own error (authorization, an invalid name) says more than the timeout.
+      error = cause;
+    }
     if (error == null) {
       into.complete(new PublishedEvent(metadata.topic(), metadata.partition(), metadata.offset()));
     } else {
@@ -346,7 +396,9 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   /** Stops taking writes, waits up to {@code timeout} for those in flight, closes the producer. */
   public void close(Duration timeout) {
     closed = true;
-    retries.shutdownNow().forEach(Runnable::run);
+    retries.shutdownNow();
+    PublishException closedNow = closedException();
+    List.copyOf(waiting).forEach(sequence -> sequence.fail(closedNow));
     producer.close(timeout);
     if (clientMetrics != null) {
       clientMetrics.close();

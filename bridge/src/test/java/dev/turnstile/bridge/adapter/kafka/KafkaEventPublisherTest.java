@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -120,6 +121,43 @@ class KafkaEventPublisherTest {
     } finally {
       publisher.close(Duration.ofSeconds(1));
     }
+  }
+
+  /** A write waiting for its retry when the publisher closes fails then, not at its ack timeout. */
+  @Test
+  void closingFailsTheWritesWaitingForARetryAtOnce() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    KafkaEventPublisher publisher =
+        new KafkaEventPublisher(
+            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
+            Duration.ofMinutes(5),
+            10,
+            Clock.systemUTC());
+    CompletableFuture<PublishedEvent> waiting =
+        publisher.publish("t.v1", "k", event()).toCompletableFuture();
+    List<CompletableFuture<PublishedEvent>> sequence =
+        publisher.publishAll("t.v1", "k", List.of(event(), event())).stream()
+            .map(CompletionStage::toCompletableFuture)
+            .toList();
+
+    publisher.close(Duration.ofSeconds(1));
+
+    for (CompletableFuture<PublishedEvent> write : concat(waiting, sequence)) {
+      assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(PublishException.class)
+          .hasMessageContaining("closed");
+      assertThat(reasonOf(write)).isEqualTo(Reason.UNAVAILABLE);
+    }
+  }
+
+  private static List<CompletableFuture<PublishedEvent>> concat(
+      CompletableFuture<PublishedEvent> first, List<CompletableFuture<PublishedEvent>> rest) {
+    List<CompletableFuture<PublishedEvent>> all = new ArrayList<>(List.of(first));
+    all.addAll(rest);
+    return all;
   }
 
   @Test
