@@ -11,13 +11,12 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,16 +47,18 @@ import org.slf4j.LoggerFactory;
  * <p>Sends run on the caller's thread (an HTTP event loop, a Service Bus receiver) and never block
  * it: the producer's {@code max.block.ms} is 0, so a record Kafka cannot take at once (the topic's
  * metadata not fetched yet, the producer's buffer full) fails the send at once with Kafka's {@code
- * TimeoutException}, in the callback, inside {@code send()}. Such a record, and those after it in
- * its sequence, are sent again from one retry thread, after {@value #RETRY_MS} ms and then twice as
- * long each time up to {@value #MAX_RETRY_MS} ms, until the ack timeout; a topic the broker refuses
- * to describe to the bridge (authorization) or calls invalid is not retried. The common case,
- * metadata known and room in the buffer, costs no hand-off: handing every send to a dedicated
- * thread took a tenth of the bridge's CPU per single event (bench bridge --profile, 64 connections:
- * the queue, the wake-up, the thread's park). Kafka counts each attempt it could not take in the
- * producer's {@code record-error-total}: a few at start and after five idle minutes ({@code
+ * TimeoutException}, in the callback, inside {@code send()}. Such a record waits, with the rest of
+ * its sequence and every sequence published after it, in a backlog that one retry thread sends in
+ * order, after {@value #RETRY_MS} ms and then twice as long each time up to {@value #MAX_RETRY_MS}
+ * ms, until the ack timeout: sends reach the producer in the order they were published, as they did
+ * through one sending thread (one key's writes keep their order). A topic the broker refuses to
+ * describe to the bridge (authorization) or calls invalid is not retried. The common case, metadata
+ * known and room in the buffer, costs no hand-off: handing every send to a dedicated thread took a
+ * tenth of the bridge's CPU per single event (bench bridge --profile, 64 connections: the queue,
+ * the wake-up, the thread's park). Kafka counts each attempt it could not take in the producer's
+ * {@code record-error-total}: a few at start and after five idle minutes ({@code
  * metadata.max.idle.ms}), when the topic's metadata is fetched again, and while the buffer is full
- * at most one per waiting sequence every {@value #MAX_RETRY_MS} ms.
+ * at most one every {@value #MAX_RETRY_MS} ms.
  *
  * <p>In-flight writes are bounded by a semaphore: when it is exhausted the write fails at once with
  * {@link Reason#SATURATED}. The wait for the ack is bounded by the ack timeout ({@link
@@ -82,8 +83,17 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   private volatile KafkaClientMetrics clientMetrics;
   private volatile boolean closed;
 
-  /** Sequences waiting for a retry, failed at once by {@link #close}. */
-  private final Set<Sequence> waiting = ConcurrentHashMap.newKeySet();
+  /**
+   * Held while sending, so the producer gets the records in the order they were published; guards
+   * {@link #backlog}, {@link #drainScheduled} and {@link #retryMs}.
+   */
+  private final Object order = new Object();
+
+  /** Sequences waiting for Kafka to take their next record, oldest first; failed by close. */
+  private final ArrayDeque<Sequence> backlog = new ArrayDeque<>();
+
+  private boolean drainScheduled;
+  private int retryMs = RETRY_MS;
 
   /**
    * @param passThrough client keys given to the producer unchanged (bootstrap servers, security),
@@ -146,7 +156,7 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       inFlight.release();
       return CompletableFuture.failedFuture(closedException());
     }
-    new Sequence(List.of(record(topic, key, event, headers)), List.of(result)).send();
+    submit(new Sequence(List.of(record(topic, key, event, headers)), List.of(result)));
     return bounded(result);
   }
 
@@ -180,19 +190,67 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     }
     List<ProducerRecord<String, byte[]>> records = new ArrayList<>(count);
     events.forEach(event -> records.add(record(topic, key, event, Map.of())));
-    new Sequence(records, results).send();
+    submit(new Sequence(records, results));
     return boundedAll(results);
   }
 
+  /** Sends a sequence now, or queues it behind the backlog so that nothing overtakes it. */
+  private void submit(Sequence sequence) {
+    synchronized (order) {
+      if (backlog.isEmpty() && sequence.sendRest()) {
+        return;
+      }
+      backlog.add(sequence);
+      if (closed) {
+        failBacklog();
+      } else {
+        scheduleDrain();
+      }
+    }
+  }
+
+  /** On the retry thread: sends the backlog in order until Kafka cannot take a record again. */
+  private void drain() {
+    synchronized (order) {
+      drainScheduled = false;
+      while (!backlog.isEmpty()) {
+        if (!backlog.peek().sendRest()) {
+          retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
+          scheduleDrain();
+          return;
+        }
+        backlog.poll();
+      }
+      retryMs = RETRY_MS;
+    }
+  }
+
+  private void scheduleDrain() {
+    if (drainScheduled) {
+      return;
+    }
+    try {
+      retries.schedule(this::drain, retryMs, TimeUnit.MILLISECONDS);
+      drainScheduled = true;
+    } catch (RejectedExecutionException e) {
+      failBacklog();
+    }
+  }
+
+  private void failBacklog() {
+    PublishException closedNow = closedException();
+    backlog.forEach(sequence -> sequence.fail(closedNow));
+    backlog.clear();
+  }
+
   /**
-   * Records to send in order, each with its result; {@link #send} goes on from the first not yet
-   * taken. A record Kafka could not take at once, and every one after it, waits for a retry.
+   * Records to send in order, each with its result; {@link #sendRest} goes on from the first not
+   * yet taken. Used under {@link #order} only.
    */
   private final class Sequence {
     private final List<ProducerRecord<String, byte[]>> records;
     private final List<CompletableFuture<PublishedEvent>> results;
     private int next;
-    private int retryMs = RETRY_MS;
 
     /** True only while this sequence's thread is inside {@code producer.send}. */
     private boolean sending;
@@ -204,8 +262,8 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       this.results = results;
     }
 
-    synchronized void send() {
-      waiting.remove(this);
+    /** Sends from the first record not taken yet; false when Kafka could not take one now. */
+    boolean sendRest() {
       Thread caller = Thread.currentThread();
       while (next < records.size()) {
         CompletableFuture<PublishedEvent> into = results.get(next);
@@ -236,29 +294,15 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
           sending = false;
         }
         if (notTaken[0]) {
-          retryLater();
-          return;
+          return false;
         }
         next++;
       }
-    }
-
-    private void retryLater() {
-      waiting.add(this);
-      try {
-        retries.schedule(this::send, retryMs, TimeUnit.MILLISECONDS);
-        retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
-      } catch (RejectedExecutionException e) {
-        fail(closedException());
-      }
-      if (closed) {
-        fail(closedException());
-      }
+      return true;
     }
 
     /** Fails what was not sent yet. */
-    synchronized void fail(PublishException failure) {
-      waiting.remove(this);
+    void fail(PublishException failure) {
       for (; next < records.size(); next++) {
         inFlight.release();
         results.get(next).completeExceptionally(failure);
@@ -397,8 +441,9 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   public void close(Duration timeout) {
     closed = true;
     retries.shutdownNow();
-    PublishException closedNow = closedException();
-    List.copyOf(waiting).forEach(sequence -> sequence.fail(closedNow));
+    synchronized (order) {
+      failBacklog();
+    }
     producer.close(timeout);
     if (clientMetrics != null) {
       clientMetrics.close();

@@ -62,18 +62,25 @@ public abstract class PublishEventPortContract {
     assertThat(record.data()).isEqualTo(data);
   }
 
+  /**
+   * Published one after the other, also while the port cannot write yet (a fresh topic: the Kafka
+   * publisher has no metadata for it and holds the first writes for a retry): none overtakes one
+   * published before it.
+   */
   @Test
   void oneKeysWritesKeepTheirOrderOnOnePartition() throws Exception {
     String topic = freshTopic();
     List<CompletionStage<PublishedEvent>> acks = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      ids.add("e-" + i);
       acks.add(port().publish(topic, "station-7", event("e-" + i, new byte[] {'1'})));
     }
 
     assertInOrderOnOnePartition(acks);
-    assertThat(readBack(topic, 5))
+    assertThat(readBack(topic, 100))
         .extracting(s -> s.headers().get("ce_id"))
-        .containsExactly("e-0", "e-1", "e-2", "e-3", "e-4");
+        .containsExactlyElementsOf(ids);
   }
 
   @Test
