@@ -177,7 +177,8 @@ public final class BridgeConfigModel {
               "the last this many (deviceId, eventId) Kafka acknowledged within"
                   + " `bridge.duplicate-cache.ttl-ms` are answered `200 duplicate` without a second"
                   + " write (the oldest forgotten first, whatever was looked up most); 0 disables."
-                  + " About 50 bytes of heap per id, allocated as the cache fills."
+                  + " About 50 bytes of heap per id (5 MB at the default), grown by doubling as"
+                  + " the cache fills and never given back."
                   + " Meters `cache_gets_total{cache=\"duplicate-cache\",result=\"hit\"|\"miss\"}`,"
                   + " `cache_hit_ratio`, `cache_evictions_total`, `cache_size`");
 

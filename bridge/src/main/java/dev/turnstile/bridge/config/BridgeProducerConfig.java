@@ -70,8 +70,9 @@ public final class BridgeProducerConfig {
             (c, ack) -> (int) Math.max(1, ack.toMillis() - linger(c) - 1)),
         new Fixed(
             MAX_BLOCK_MS_CONFIG,
-            "fixed at 0: sends run on the HTTP event loops and must not block them; a record Kafka"
-                + " cannot take at once is tried again until "
+            "fixed at 0: sends run on the threads that hand the bridge its events (HTTP event"
+                + " loops, Service Bus receivers) and must not block them; a record Kafka cannot"
+                + " take at once is tried again until "
                 + BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS,
             (c, ack) -> 0L),
         new Fixed(KEY_SERIALIZER_CLASS_CONFIG, ours, (c, ack) -> null),

@@ -13,6 +13,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -48,17 +50,19 @@ import org.slf4j.LoggerFactory;
  * it: the producer's {@code max.block.ms} is 0, so a record Kafka cannot take at once (the topic's
  * metadata not fetched yet, the producer's buffer full) fails the send at once with Kafka's {@code
  * TimeoutException}, in the callback, inside {@code send()}. Such a record waits, with the rest of
- * its sequence and every sequence published after it, in a backlog that one retry thread sends in
- * order, after {@value #RETRY_MS} ms and then twice as long each time up to {@value #MAX_RETRY_MS}
- * ms, until the ack timeout: sends reach the producer in the order they were published, as they did
- * through one sending thread (one key's writes keep their order). A topic the broker refuses to
- * describe to the bridge (authorization) or calls invalid is not retried. The common case, metadata
- * known and room in the buffer, costs no hand-off: handing every send to a dedicated thread took a
- * tenth of the bridge's CPU per single event (bench bridge --profile, 64 connections: the queue,
- * the wake-up, the thread's park). Kafka counts each attempt it could not take in the producer's
- * {@code record-error-total}: a few at start and after five idle minutes ({@code
- * metadata.max.idle.ms}), when the topic's metadata is fetched again, and while the buffer is full
- * at most one every {@value #MAX_RETRY_MS} ms.
+ * its sequence and every sequence published to its topic after it, in the topic's backlog, which
+ * one retry thread sends in order, after {@value #RETRY_MS} ms and then twice as long each time up
+ * to {@value #MAX_RETRY_MS} ms, until the ack timeout: a topic's sends reach the producer in the
+ * order they were published, as they did through one sending thread (one key's writes keep their
+ * order), and a topic whose metadata is being fetched again (say a quiet Service Bus entity's,
+ * after five idle minutes) holds up no other topic's. A topic the broker refuses to describe to the
+ * bridge (authorization) or calls invalid is not retried. The common case, metadata known and room
+ * in the buffer, costs no hand-off: handing every send to a dedicated thread took a tenth of the
+ * bridge's CPU per single event (bench bridge --profile, 64 connections: the queue, the wake-up,
+ * the thread's park). Kafka counts each attempt it could not take in the producer's {@code
+ * record-error-total}: a few at start and after five idle minutes ({@code metadata.max.idle.ms}),
+ * when the topic's metadata is fetched again, and while the buffer is full at most one every
+ * {@value #MAX_RETRY_MS} ms.
  *
  * <p>In-flight writes are bounded by a semaphore: when it is exhausted the write fails at once with
  * {@link Reason#SATURATED}. The wait for the ack is bounded by the ack timeout ({@link
@@ -84,13 +88,16 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
   private volatile boolean closed;
 
   /**
-   * Held while sending, so the producer gets the records in the order they were published; guards
-   * {@link #backlog}, {@link #drainScheduled} and {@link #retryMs}.
+   * Held while sending, so the producer gets a topic's records in the order they were published;
+   * guards {@link #backlogs}, {@link #drainScheduled} and {@link #retryMs}.
    */
   private final Object order = new Object();
 
-  /** Sequences waiting for Kafka to take their next record, oldest first; failed by close. */
-  private final ArrayDeque<Sequence> backlog = new ArrayDeque<>();
+  /**
+   * Per topic, the sequences waiting for Kafka to take their next record, oldest first; no empty
+   * one is kept. Failed by close.
+   */
+  private final Map<String, ArrayDeque<Sequence>> backlogs = new HashMap<>();
 
   private boolean drainScheduled;
   private int retryMs = RETRY_MS;
@@ -194,34 +201,42 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     return boundedAll(results);
   }
 
-  /** Sends a sequence now, or queues it behind the backlog so that nothing overtakes it. */
+  /** Sends a sequence now, or queues it behind its topic's backlog so that nothing overtakes it. */
   private void submit(Sequence sequence) {
     synchronized (order) {
-      if (backlog.isEmpty() && sequence.sendRest()) {
+      ArrayDeque<Sequence> backlog = backlogs.get(sequence.topic());
+      if (backlog == null && sequence.sendRest()) {
         return;
       }
-      backlog.add(sequence);
+      backlogs.computeIfAbsent(sequence.topic(), topic -> new ArrayDeque<>()).add(sequence);
       if (closed) {
-        failBacklog();
+        failBacklogs();
       } else {
         scheduleDrain();
       }
     }
   }
 
-  /** On the retry thread: sends the backlog in order until Kafka cannot take a record again. */
+  /** On the retry thread: sends each topic's backlog in order until Kafka cannot take a record. */
   private void drain() {
     synchronized (order) {
       drainScheduled = false;
-      while (!backlog.isEmpty()) {
-        if (!backlog.peek().sendRest()) {
-          retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
-          scheduleDrain();
-          return;
+      Iterator<ArrayDeque<Sequence>> topics = backlogs.values().iterator();
+      while (topics.hasNext()) {
+        ArrayDeque<Sequence> backlog = topics.next();
+        while (!backlog.isEmpty() && backlog.peek().sendRest()) {
+          backlog.poll();
         }
-        backlog.poll();
+        if (backlog.isEmpty()) {
+          topics.remove();
+        }
       }
-      retryMs = RETRY_MS;
+      if (backlogs.isEmpty()) {
+        retryMs = RETRY_MS;
+      } else {
+        retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
+        scheduleDrain();
+      }
     }
   }
 
@@ -233,14 +248,14 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
       retries.schedule(this::drain, retryMs, TimeUnit.MILLISECONDS);
       drainScheduled = true;
     } catch (RejectedExecutionException e) {
-      failBacklog();
+      failBacklogs();
     }
   }
 
-  private void failBacklog() {
+  private void failBacklogs() {
     PublishException closedNow = closedException();
-    backlog.forEach(sequence -> sequence.fail(closedNow));
-    backlog.clear();
+    backlogs.values().forEach(backlog -> backlog.forEach(sequence -> sequence.fail(closedNow)));
+    backlogs.clear();
   }
 
   /**
@@ -260,6 +275,10 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
         List<CompletableFuture<PublishedEvent>> results) {
       this.records = records;
       this.results = results;
+    }
+
+    String topic() {
+      return records.get(0).topic();
     }
 
     /** Sends from the first record not taken yet; false when Kafka could not take one now. */
@@ -442,7 +461,7 @@ public final class KafkaEventPublisher implements PublishEventPort, AutoCloseabl
     closed = true;
     retries.shutdownNow();
     synchronized (order) {
-      failBacklog();
+      failBacklogs();
     }
     producer.close(timeout);
     if (clientMetrics != null) {
