@@ -10,6 +10,7 @@ import dev.turnstile.bridge.port.out.PublishException;
 import dev.turnstile.bridge.port.out.PublishException.Reason;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -62,16 +63,7 @@ class KafkaEventPublisherTest {
 
   @Test
   void aFullInFlightBoundFailsAtOnceAndNoAckFailsWithinTheTimeout() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    KafkaEventPublisher publisher =
-        new KafkaEventPublisher(
-            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
-            Duration.ofMillis(500),
-            1,
-            Clock.systemUTC());
+    KafkaEventPublisher publisher = withoutBroker(Duration.ofMillis(500), 1);
     try {
       CompletableFuture<PublishedEvent> first =
           publisher.publish("t.v1", "k", event()).toCompletableFuture();
@@ -95,16 +87,7 @@ class KafkaEventPublisherTest {
    */
   @Test
   void aSendThatKafkaCannotTakeYetNeverBlocksTheCaller() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    KafkaEventPublisher publisher =
-        new KafkaEventPublisher(
-            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
-            Duration.ofSeconds(30),
-            10,
-            Clock.systemUTC());
+    KafkaEventPublisher publisher = withoutBroker(Duration.ofSeconds(30), 10);
     try {
       List<CompletableFuture<PublishedEvent>> pending =
           assertTimeoutPreemptively(
@@ -126,16 +109,7 @@ class KafkaEventPublisherTest {
   /** A write waiting for its retry when the publisher closes fails then, not at its ack timeout. */
   @Test
   void closingFailsTheWritesWaitingForARetryAtOnce() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    KafkaEventPublisher publisher =
-        new KafkaEventPublisher(
-            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
-            Duration.ofMinutes(5),
-            10,
-            Clock.systemUTC());
+    KafkaEventPublisher publisher = withoutBroker(Duration.ofMinutes(5), 10);
     CompletableFuture<PublishedEvent> waiting =
         publisher.publish("t.v1", "k", event()).toCompletableFuture();
     List<CompletableFuture<PublishedEvent>> sequence =
@@ -162,16 +136,7 @@ class KafkaEventPublisherTest {
 
   @Test
   void aSequenceIsTakenWholeOrNotAtAll() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    KafkaEventPublisher publisher =
-        new KafkaEventPublisher(
-            Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
-            Duration.ofMillis(500),
-            3,
-            Clock.systemUTC());
+    KafkaEventPublisher publisher = withoutBroker(Duration.ofMillis(500), 3);
     try {
       var tooMany = publisher.publishAll("t.v1", "k", List.of(event(), event(), event(), event()));
       assertThat(tooMany).hasSize(4);
@@ -198,6 +163,20 @@ class KafkaEventPublisherTest {
     } finally {
       publisher.close(Duration.ofSeconds(1));
     }
+  }
+
+  /** A publisher whose bootstrap server is a port nothing listens on: no metadata, no acks. */
+  private static KafkaEventPublisher withoutBroker(Duration ackTimeout, int maxInFlight)
+      throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    return new KafkaEventPublisher(
+        Map.of("bootstrap.servers", "127.0.0.1:" + closedPort),
+        ackTimeout,
+        maxInFlight,
+        Clock.systemUTC());
   }
 
   private static Reason reasonOf(CompletableFuture<?> failed) {
