@@ -232,18 +232,18 @@ final class BridgeBench {
     Map<TopicPartition, Long> before = broker.endOffsets(List.of(PRODUCER_TOPIC));
     long brokerCpu = broker.cpuNanos();
     Path log = settings.workDir().resolve("logs").resolve("raw-producer-" + round + ".log");
-    try (ChildJvm producer =
-        ChildJvm.start(
-            List.of("-Xmx1g"),
-            ProducerRunner.class.getName(),
+    List<String> args =
+        new ArrayList<>(
             List.of(
                 broker.bootstrap(),
                 PRODUCER_TOPIC,
                 Integer.toString(settings.devices()),
                 "10000",
                 Long.toString(settings.warmup().toMillis()),
-                Long.toString(settings.duration().toMillis())),
-            log)) {
+                Long.toString(settings.duration().toMillis())));
+    ProducerRunner.config(settings.bridgeOverrides()).forEach((k, v) -> args.add(k + "=" + v));
+    try (ChildJvm producer =
+        ChildJvm.start(List.of("-Xmx1g"), ProducerRunner.class.getName(), args, log)) {
       String[] result =
           producer
               .await("RESULT ", settings.warmup().plus(settings.duration()).plusMinutes(2))

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -252,7 +253,8 @@ final class BridgeCommand implements Callable<Integer> {
         "turnstileBridge",
         "own JVM (-Xmx1g), defaults"
             + (s.bridgeOverrides().isEmpty() ? "" : " with " + s.bridgeOverrides())
-            + "; producer acks=all, idempotent, lz4, linger.ms=1");
+            + "; producer "
+            + producerSettings(s));
     node.put(
         "strimziBridge",
         s.strimziHome() == null
@@ -265,8 +267,18 @@ final class BridgeCommand implements Callable<Integer> {
                 + StrimziBridge.PRODUCER_SETTINGS);
     node.put(
         "rawProducer",
-        "own JVM (-Xmx1g), KafkaProducer " + ProducerRunner.SETTINGS + ", 10,000 in flight");
+        "own JVM (-Xmx1g), KafkaProducer "
+            + producerSettings(s)
+            + ", max.block.ms Kafka's default, 10,000 in flight");
     return node;
+  }
+
+  /** The producer settings both the bridge and the raw producer run with, for the report. */
+  private static String producerSettings(BridgeBench.Settings s) {
+    Map<String, Object> settings = ProducerRunner.config(s.bridgeOverrides());
+    settings.remove(ProducerConfig.CLIENT_ID_CONFIG);
+    settings.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+    return settings.toString();
   }
 
   private static String strimziJar(Path home) {

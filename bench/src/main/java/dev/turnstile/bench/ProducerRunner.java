@@ -1,15 +1,19 @@
 package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.bridge.config.BridgeConfigModel;
+import dev.turnstile.bridge.config.BridgeProducerConfig;
 import dev.turnstile.schemas.Json;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.KafkaMessageFactory;
 import java.net.URI;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,17 +35,32 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class ProducerRunner {
 
-  /** The producer settings of the bridge's {@code KafkaEventPublisher}, stated for the report. */
-  static final Map<String, Object> SETTINGS =
-      Map.of(
-          ProducerConfig.ACKS_CONFIG,
-          "all",
-          ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-          true,
-          ProducerConfig.COMPRESSION_TYPE_CONFIG,
-          "lz4",
-          ProducerConfig.LINGER_MS_CONFIG,
-          1);
+  /**
+   * The producer the bridge's {@code KafkaEventPublisher} builds, computed by the same code ({@link
+   * BridgeProducerConfig}) from the same {@code kafka.producer.*} keys and ack timeout the run
+   * gives the bridge: the baseline differs from the bridge only in what surrounds the producer, and
+   * in {@code max.block.ms}, left at Kafka's default: this loop may block, the bridge's threads may
+   * not.
+   *
+   * @param bridgeOverrides the bridge's configuration keys given to the run ({@code --set})
+   */
+  static Map<String, Object> config(Map<String, String> bridgeOverrides) {
+    Map<String, String> passThrough = new TreeMap<>();
+    bridgeOverrides.forEach(
+        (key, value) -> {
+          if (key.startsWith(BridgeConfigModel.KAFKA_PRODUCER_PREFIX)) {
+            passThrough.put(key.substring(BridgeConfigModel.KAFKA_PRODUCER_PREFIX.length()), value);
+          }
+        });
+    Duration ackTimeout =
+        BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.parse(
+            bridgeOverrides.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.name()));
+    Map<String, Object> config =
+        new TreeMap<>(BridgeProducerConfig.properties(passThrough, ackTimeout));
+    config.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-raw-producer");
+    config.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+    return config;
+  }
 
   private static final URI DATA_SCHEMA =
       URI.create("https://turnstile.dev/schemas/device-event.v1.schema.json");
@@ -53,9 +72,12 @@ public final class ProducerRunner {
     int window = Integer.parseInt(args[3]);
     long warmupNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
     long measureNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
-    Map<String, Object> config = new HashMap<>(SETTINGS);
+    Map<String, Object> config = new HashMap<>();
+    for (int i = 6; i < args.length; i++) {
+      String[] entry = args[i].split("=", 2);
+      config.put(entry[0], entry[1]);
+    }
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-raw-producer");
     OffsetDateTime occurredAt = OffsetDateTime.now(ZoneOffset.UTC).minusHours(1);
     Semaphore inFlight = new Semaphore(window);
     AtomicLong measured = new AtomicLong();

@@ -26,6 +26,15 @@ public final class BridgeProducerConfig {
   static final int LINGER_MS = 1;
 
   /**
+   * A batch request's events share one key, so they fill one partition's batches at once: with
+   * Kafka's 16 KiB a batch of 100 events took several producer batches, each with its own 64 KiB
+   * LZ4 block buffer, and 64 KiB took a sixth more records/s for a tenth less CPU per record (bench
+   * bridge, docs/testing.md, "Bridge"). Single events, a few per partition per linger, do not fill
+   * even 16 KiB. {@code kafka.producer.batch.size} overrides it.
+   */
+  static final int BATCH_SIZE = 64 * 1024;
+
+  /**
    * A key the bridge sets itself.
    *
    * @param value its value from the producer's configuration so far and the ack timeout; {@code
@@ -87,6 +96,18 @@ public final class BridgeProducerConfig {
   }
 
   /**
+   * The producer defaults that are Turnstile's, not Kafka's; {@code kafka.producer.*} and {@code
+   * kafka.*} keys override them. LZ4: the raw topics' records are JSON.
+   */
+  public static Map<String, Object> defaults() {
+    return new TreeMap<>(
+        Map.of(
+            COMPRESSION_TYPE_CONFIG, "lz4",
+            LINGER_MS_CONFIG, LINGER_MS,
+            BATCH_SIZE_CONFIG, BATCH_SIZE));
+  }
+
+  /**
    * The producer's configuration, without its serializers.
    *
    * @param passThrough client keys given ({@code kafka.*} then {@code kafka.producer.*}, prefixes
@@ -95,9 +116,7 @@ public final class BridgeProducerConfig {
    */
   public static Map<String, Object> properties(
       Map<String, String> passThrough, Duration ackTimeout) {
-    Map<String, Object> config = new HashMap<>();
-    config.put(COMPRESSION_TYPE_CONFIG, "lz4");
-    config.put(LINGER_MS_CONFIG, LINGER_MS);
+    Map<String, Object> config = new HashMap<>(defaults());
     config.put(CLIENT_ID_CONFIG, "turnstile-bridge");
     config.putAll(passThrough);
     for (Fixed fixed : fixed()) {

@@ -19,6 +19,7 @@ class BridgeConfigDocsTest {
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
   static final String PAGE = "docs/configuration.md";
   static final String BLOCK = "bridge configuration";
+  static final String PRODUCER_BLOCK = "bridge producer defaults";
   static final String REGENERATE =
       "./mvnw -B -q -pl bridge -am verify -DskipITs -Dtest=BridgeConfigDocsTest"
           + " -Dsurefire.failIfNoSpecifiedTests=false -Dturnstile.regenerate=true";
@@ -32,6 +33,26 @@ class BridgeConfigDocsTest {
     }
     assertThat(GeneratedBlock.read(page, BLOCK))
         .as(PAGE + "'s bridge configuration drifted from BridgeConfigModel; run " + REGENERATE)
+        .containsExactlyElementsOf(generated);
+  }
+
+  @Test
+  void theProducerDefaultsOnThePageAreTheCodes() throws Exception {
+    Path page = REPOSITORY.resolve(PAGE);
+    List<String> generated =
+        List.of(
+            "The producer's own defaults, which `kafka.producer.*` (or `kafka.*`) may change: "
+                + String.join(
+                    ", ",
+                    BridgeProducerConfig.defaults().entrySet().stream()
+                        .map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
+                        .toList())
+                + ".");
+    if (Boolean.getBoolean("turnstile.regenerate")) {
+      GeneratedBlock.write(page, PRODUCER_BLOCK, generated);
+    }
+    assertThat(GeneratedBlock.read(page, PRODUCER_BLOCK))
+        .as(PAGE + "'s producer defaults drifted from BridgeProducerConfig; run " + REGENERATE)
         .containsExactlyElementsOf(generated);
   }
 
