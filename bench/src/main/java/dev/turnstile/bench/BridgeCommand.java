@@ -277,7 +277,6 @@ final class BridgeCommand implements Callable<Integer> {
   private static String producerSettings(BridgeBench.Settings s) {
     Map<String, Object> settings = ProducerRunner.config(s.bridgeOverrides());
     settings.remove(ProducerConfig.CLIENT_ID_CONFIG);
-    settings.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
     return settings.toString();
   }
 

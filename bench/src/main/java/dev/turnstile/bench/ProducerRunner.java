@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
@@ -25,33 +26,43 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Child JVM: the baseline of the bridge benchmark, a bare {@link KafkaProducer} with the bridge's
- * producer settings ({@code acks=all}, idempotent, lz4, {@code linger.ms=1}) sending records of the
- * bridge's shape (key = device id, CloudEvents headers in binary mode, the JSON value the bridge
- * writes, each built and serialised as it is sent, as an application writing its events straight to
- * Kafka does) as fast as it is acknowledged, at most {@code window} in flight.
+ * producer configuration ({@link #config}) sending records of the bridge's shape (key = device id,
+ * CloudEvents headers in binary mode, the JSON value the bridge writes, each built and serialised
+ * as it is sent, as an application writing its events straight to Kafka does) as fast as it is
+ * acknowledged, at most {@code window} in flight.
  *
- * <p>Arguments: bootstrap topic devices window warmupMillis measureMillis. Prints {@code RESULT
- * <acked in the measured window> <window seconds> <acked in all> <failed>}.
+ * <p>Arguments: bootstrap topic devices window warmupMillis measureMillis, then the producer's
+ * configuration as {@code key=value} arguments. Prints {@code RESULT <acked in the measured window>
+ * <window seconds> <acked in all> <failed>}.
  */
 public final class ProducerRunner {
 
   /**
    * The producer the bridge's {@code KafkaEventPublisher} builds, computed by the same code ({@link
-   * BridgeProducerConfig}) from the same {@code kafka.producer.*} keys and ack timeout the run
-   * gives the bridge: the baseline differs from the bridge only in what surrounds the producer, and
-   * in {@code max.block.ms}, left at Kafka's default: this loop may block, the bridge's threads may
-   * not.
+   * BridgeProducerConfig}) from the same {@code kafka.*} and {@code kafka.producer.*} keys and ack
+   * timeout the run gives the bridge: the baseline differs from the bridge only in what surrounds
+   * the producer, and in {@code max.block.ms}, left at Kafka's default: this loop may block, the
+   * bridge's threads may not.
    *
    * @param bridgeOverrides the bridge's configuration keys given to the run ({@code --set})
    */
   static Map<String, Object> config(Map<String, String> bridgeOverrides) {
+    // As BridgeConfig.producerProperties: the common kafka.* keys, then kafka.producer.* over them;
+    // keys the bridge declares under kafka. (its bootstrap) are not the producer's.
     Map<String, String> passThrough = new TreeMap<>();
-    bridgeOverrides.forEach(
-        (key, value) -> {
-          if (key.startsWith(BridgeConfigModel.KAFKA_PRODUCER_PREFIX)) {
-            passThrough.put(key.substring(BridgeConfigModel.KAFKA_PRODUCER_PREFIX.length()), value);
-          }
-        });
+    for (String prefix :
+        List.of(BridgeConfigModel.KAFKA_PREFIX, BridgeConfigModel.KAFKA_PRODUCER_PREFIX)) {
+      bridgeOverrides.forEach(
+          (key, value) -> {
+            String rest = key.startsWith(prefix) ? key.substring(prefix.length()) : null;
+            boolean common = prefix.equals(BridgeConfigModel.KAFKA_PREFIX);
+            if (rest != null
+                && !(common && rest.startsWith("producer."))
+                && !BridgeConfigModel.MODEL.keys().names().contains(key)) {
+              passThrough.put(rest, value);
+            }
+          });
+    }
     Duration ackTimeout =
         BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.parse(
             bridgeOverrides.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.name()));
@@ -75,6 +86,9 @@ public final class ProducerRunner {
     Map<String, Object> config = new HashMap<>();
     for (int i = 6; i < args.length; i++) {
       String[] entry = args[i].split("=", 2);
+      if (entry.length != 2 || entry[0].isEmpty()) {
+        throw new IllegalArgumentException("not a producer setting key=value: " + args[i]);
+      }
       config.put(entry[0], entry[1]);
     }
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

@@ -102,9 +102,14 @@ public final class BridgeProducerConfig {
   public static Map<String, Object> defaults() {
     return new TreeMap<>(
         Map.of(
-            COMPRESSION_TYPE_CONFIG, "lz4",
-            LINGER_MS_CONFIG, LINGER_MS,
-            BATCH_SIZE_CONFIG, BATCH_SIZE));
+            CLIENT_ID_CONFIG,
+            "turnstile-bridge",
+            COMPRESSION_TYPE_CONFIG,
+            "lz4",
+            LINGER_MS_CONFIG,
+            LINGER_MS,
+            BATCH_SIZE_CONFIG,
+            BATCH_SIZE));
   }
 
   /**
@@ -117,7 +122,6 @@ public final class BridgeProducerConfig {
   public static Map<String, Object> properties(
       Map<String, String> passThrough, Duration ackTimeout) {
     Map<String, Object> config = new HashMap<>(defaults());
-    config.put(CLIENT_ID_CONFIG, "turnstile-bridge");
     config.putAll(passThrough);
     for (Fixed fixed : fixed()) {
       Object value = fixed.value().apply(config, ackTimeout);

@@ -41,7 +41,7 @@ class BridgeConfigDocsTest {
     Path page = REPOSITORY.resolve(PAGE);
     List<String> generated =
         List.of(
-            "The producer's own defaults, which `kafka.producer.*` (or `kafka.*`) may change: "
+            "The producer's own defaults, which `kafka.producer.*` keys change: "
                 + String.join(
                     ", ",
                     BridgeProducerConfig.defaults().entrySet().stream()
