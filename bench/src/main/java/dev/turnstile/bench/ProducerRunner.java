@@ -1,6 +1,8 @@
 package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.bridge.config.BridgeConfig;
+import dev.turnstile.bridge.config.BridgeConfigLoader;
 import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.bridge.config.BridgeProducerConfig;
 import dev.turnstile.schemas.Json;
@@ -8,11 +10,9 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.KafkaMessageFactory;
 import java.net.URI;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Semaphore;
@@ -47,27 +47,18 @@ public final class ProducerRunner {
    * @param bridgeOverrides the bridge's configuration keys given to the run ({@code --set})
    */
   static Map<String, Object> config(Map<String, String> bridgeOverrides) {
-    // As BridgeConfig.producerProperties: the common kafka.* keys, then kafka.producer.* over them;
-    // keys the bridge declares under kafka. (its bootstrap) are not the producer's.
-    Map<String, String> passThrough = new TreeMap<>();
-    for (String prefix :
-        List.of(BridgeConfigModel.KAFKA_PREFIX, BridgeConfigModel.KAFKA_PRODUCER_PREFIX)) {
-      bridgeOverrides.forEach(
-          (key, value) -> {
-            String rest = key.startsWith(prefix) ? key.substring(prefix.length()) : null;
-            boolean common = prefix.equals(BridgeConfigModel.KAFKA_PREFIX);
-            if (rest != null
-                && !(common && rest.startsWith("producer."))
-                && !BridgeConfigModel.MODEL.keys().names().contains(key)) {
-              passThrough.put(rest, value);
-            }
-          });
-    }
-    Duration ackTimeout =
-        BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.parse(
-            bridgeOverrides.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS.name()));
+    // Loaded as the bridge loads them (checked, kafka.producer.* over kafka.*). The bootstrap is
+    // the runner's own and device access is not the producer's, so placeholders do here.
+    Map<String, String> keys = new HashMap<>(bridgeOverrides);
+    keys.putIfAbsent(BridgeConfigModel.KAFKA_BOOTSTRAP_SERVERS.name(), "unused:9092");
+    keys.putIfAbsent(BridgeConfigModel.AUTH_ENABLED.name(), "false");
+    BridgeConfig bridge = BridgeConfigLoader.fromMap(keys);
+    Map<String, String> passThrough = new HashMap<>(bridge.producerProperties());
+    passThrough.remove(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
     Map<String, Object> config =
-        new TreeMap<>(BridgeProducerConfig.properties(passThrough, ackTimeout));
+        new TreeMap<>(
+            BridgeProducerConfig.properties(
+                passThrough, bridge.get(BridgeConfigModel.KAFKA_ACK_TIMEOUT_MS)));
     config.put(ProducerConfig.CLIENT_ID_CONFIG, "bench-raw-producer");
     config.remove(ProducerConfig.MAX_BLOCK_MS_CONFIG);
     return config;
