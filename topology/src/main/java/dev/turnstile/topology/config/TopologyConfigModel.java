@@ -271,7 +271,9 @@ public final class TopologyConfigModel {
           .atLeast(1)
           .doc(
               "patches kept per key before the oldest is folded into the base;"
-                  + " (max-patches + 1) × max-document-bytes must stay under 900 KiB so that one"
+                  + " (max-patches + 1) × max-document-bytes must stay under "
+                  + MergeSettings.MAX_STORED_STATE_BYTES / 1024
+                  + " KiB so that one"
                   + " key's changelog record fits Kafka's 1 MiB default (checked at start-up)");
 
   public static final Setting<Duration> MERGE_RETENTION =
