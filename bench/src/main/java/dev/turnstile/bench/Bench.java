@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.turnstile.local.EvChargingDataset;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.topology.config.TopologyConfigModel;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -241,7 +242,7 @@ public final class Bench implements Runnable {
                       "runs",
                       results.runs,
                       "overrides",
-                      overrides)));
+                      BenchResults.shown(overrides, TopologyConfigModel.MODEL::isSecret))));
       json.set("load", Json.mapper().valueToTree(report.load()));
       if (report.warmupLoad() != null) {
         json.set("warmupLoad", Json.mapper().valueToTree(report.warmupLoad()));

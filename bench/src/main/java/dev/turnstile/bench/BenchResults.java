@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,6 +51,20 @@ final class BenchResults {
   /** Adds the load average at the end of the measurements to {@code machine}. */
   void end(Map<String, String> machine) {
     machine.put("loadAverageAtEnd", Machine.loadAverage());
+  }
+
+  /** What a results file or report shows for a secret's value. */
+  static final String HIDDEN = "[hidden]";
+
+  /**
+   * {@code values} as a results file may show them: the value of every key {@code secret} names (a
+   * configuration model's {@code PASSWORD} keys: {@code ConfigModel#isSecret}) replaced by {@link
+   * #HIDDEN}, in the same order.
+   */
+  static <V> Map<String, Object> shown(Map<String, V> values, Predicate<String> secret) {
+    Map<String, Object> shown = new LinkedHashMap<>();
+    values.forEach((key, value) -> shown.put(key, secret.test(key) ? HIDDEN : value));
+    return shown;
   }
 
   /** A results document naming the benchmark (the command), when, and on what. */

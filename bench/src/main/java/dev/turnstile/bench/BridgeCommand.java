@@ -2,6 +2,7 @@ package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.schemas.Json;
 import java.awt.Color;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -252,7 +254,10 @@ final class BridgeCommand implements Callable<Integer> {
     node.put(
         "turnstileBridge",
         "own JVM (-Xmx1g), defaults"
-            + (s.bridgeOverrides().isEmpty() ? "" : " with " + s.bridgeOverrides())
+            + (s.bridgeOverrides().isEmpty()
+                ? ""
+                : " with "
+                    + BenchResults.shown(s.bridgeOverrides(), BridgeConfigModel.MODEL::isSecret))
             + "; producer "
             + producerSettings(s));
     node.put(
@@ -277,7 +282,10 @@ final class BridgeCommand implements Callable<Integer> {
   private static String producerSettings(BridgeBench.Settings s) {
     Map<String, Object> settings = ProducerRunner.config(s.bridgeOverrides());
     settings.remove(ProducerConfig.CLIENT_ID_CONFIG);
-    return settings.toString();
+    Map<String, ConfigDef.ConfigKey> keys = ProducerConfig.configDef().configKeys();
+    return BenchResults.shown(
+            settings, key -> keys.containsKey(key) && keys.get(key).type == ConfigDef.Type.PASSWORD)
+        .toString();
   }
 
   private static String strimziJar(Path home) {

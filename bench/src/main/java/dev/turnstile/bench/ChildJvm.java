@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,12 +57,23 @@ final class ChildJvm implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass);
-    command.addAll(args);
     try {
       Files.createDirectories(log.getParent());
+      // The class path, main class and arguments go in an argument file the launcher reads
+      // (JDK 9+ "@argfiles"), readable by this user only: a process's command line is readable
+      // by every user of the machine, and the arguments carry configuration values, secrets
+      // among them when a run is given any.
+      List<String> rest = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path")));
+      rest.add(mainClass);
+      rest.addAll(args);
+      Path argFile =
+          Files.createTempFile(
+              log.getParent(),
+              "args-",
+              ".txt",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(argFile, argFileText(rest));
+      command.add("@" + argFile);
       Process process =
           new ProcessBuilder(command)
               .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
@@ -70,6 +82,21 @@ final class ChildJvm implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + mainClass, e);
     }
+  }
+
+  /**
+   * {@code args} as a launcher argument file: each argument quoted, with {@code \\} and {@code "}
+   * escaped, one per line, so spaces, quotes and backslashes reach the child unchanged.
+   */
+  static String argFileText(List<String> args) {
+    StringBuilder text = new StringBuilder();
+    for (String arg : args) {
+      if (arg.indexOf('\n') >= 0 || arg.indexOf('\r') >= 0) {
+        throw new IllegalArgumentException("an argument with a line break: " + arg.strip());
+      }
+      text.append('"').append(arg.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+    }
+    return text.toString();
   }
 
   /**

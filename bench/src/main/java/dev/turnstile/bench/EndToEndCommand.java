@@ -1,7 +1,9 @@
 package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.bridge.config.BridgeConfigModel;
 import dev.turnstile.schemas.Json;
+import dev.turnstile.topology.config.TopologyConfigModel;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -118,8 +120,15 @@ final class EndToEndCommand implements Callable<Integer> {
     s.put("durationSeconds", durationSeconds);
     s.put("connections", connections);
     s.put("devices", devices);
-    s.set("topologyOverrides", Json.mapper().valueToTree(topologyOverrides));
-    s.set("bridgeOverrides", Json.mapper().valueToTree(bridgeOverrides));
+    s.set(
+        "topologyOverrides",
+        Json.mapper()
+            .valueToTree(
+                BenchResults.shown(topologyOverrides, TopologyConfigModel.MODEL::isSecret)));
+    s.set(
+        "bridgeOverrides",
+        Json.mapper()
+            .valueToTree(BenchResults.shown(bridgeOverrides, BridgeConfigModel.MODEL::isSecret)));
     s.put("commitIntervalMillis", report.commitIntervalMillis());
     s.put(
         "processes",
