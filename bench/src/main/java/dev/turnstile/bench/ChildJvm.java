@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,10 +27,12 @@ final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private final Path log;
+  private final Path argFile;
 
-  private ChildJvm(Process process, Path log) {
+  private ChildJvm(Process process, Path log, Path argFile) {
     this.process = process;
     this.log = log;
+    this.argFile = argFile;
     Thread reader =
         new Thread(
             () -> {
@@ -72,31 +75,44 @@ final class ChildJvm implements AutoCloseable {
               "args-",
               ".txt",
               PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      Files.writeString(argFile, argFileText(rest));
+      Files.writeString(argFile, argFileText(rest), argumentEncoding());
+      argFile.toFile().deleteOnExit();
       command.add("@" + argFile);
       Process process =
           new ProcessBuilder(command)
               .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
               .start();
-      return new ChildJvm(process, log);
+      return new ChildJvm(process, log, argFile);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + mainClass, e);
     }
   }
 
   /**
-   * {@code args} as a launcher argument file: each argument quoted, with {@code \\} and {@code "}
-   * escaped, one per line, so spaces, quotes and backslashes reach the child unchanged.
+   * {@code args} as a launcher argument file: each argument quoted, one per line, with {@code \\},
+   * {@code "} and line breaks escaped as the launcher reads them back, so any argument reaches the
+   * child unchanged.
    */
   static String argFileText(List<String> args) {
     StringBuilder text = new StringBuilder();
     for (String arg : args) {
-      if (arg.indexOf('\n') >= 0 || arg.indexOf('\r') >= 0) {
-        throw new IllegalArgumentException("an argument with a line break: " + arg.strip());
-      }
-      text.append('"').append(arg.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+      text.append('"')
+          .append(
+              arg.replace("\\", "\\\\")
+                  .replace("\"", "\\\"")
+                  .replace("\n", "\\n")
+                  .replace("\r", "\\r"))
+          .append("\"\n");
     }
     return text.toString();
+  }
+
+  /** How the launcher decodes an argument file: the platform's encoding for arguments. */
+  private static Charset argumentEncoding() {
+    String name = System.getProperty("sun.jnu.encoding");
+    return name != null && Charset.isSupported(name)
+        ? Charset.forName(name)
+        : Charset.defaultCharset();
   }
 
   /**
@@ -111,7 +127,7 @@ final class ChildJvm implements AutoCloseable {
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
               .start();
-      return new ChildJvm(process, log);
+      return new ChildJvm(process, log, null);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + command.get(0), e);
     }
@@ -194,6 +210,13 @@ final class ChildJvm implements AutoCloseable {
   /** Closes the child's stdin (the children stop on it), then waits, then kills. */
   @Override
   public void close() {
+    if (argFile != null) {
+      try {
+        Files.deleteIfExists(argFile); // the launcher read it as the child started
+      } catch (IOException ignored) {
+        // removed with the work directory, or when the harness exits
+      }
+    }
     try {
       process.getOutputStream().close();
     } catch (IOException ignored) {

@@ -137,7 +137,7 @@ class DocumentedDefaultsTest {
       statements.addAll(
           statements(REPOSITORY.relativize(page).toString(), Files.readString(page), defaults));
     }
-    // The check reads what it should: the session rules' table alone states four defaults.
+    // The check reads what it should: design.md alone states five defaults beside their keys.
     assertThat(statements)
         .as("defaults stated beside their keys")
         .filteredOn(s -> s.where().startsWith("docs/design.md"))

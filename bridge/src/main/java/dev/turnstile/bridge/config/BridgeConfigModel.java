@@ -379,7 +379,9 @@ public final class BridgeConfigModel {
   public static final Setting<Optional<String>> HTTP_TLS_KEYSTORE_PASSWORD =
       HTTP_TLS
           .secret("bridge.http.tls.keystore-password")
-          .doc("password of the PKCS#12 file (secret; give it by environment); default: empty");
+          .doc(
+              "password of the PKCS#12 file (secret; give it by environment); unset, the file"
+                  + " is opened with an empty password");
 
   public static final Setting<List<String>> HTTP_TLS_PROTOCOLS =
       HTTP_TLS

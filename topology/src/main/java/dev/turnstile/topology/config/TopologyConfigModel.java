@@ -313,7 +313,7 @@ public final class TopologyConfigModel {
               "size of one memtable of one store (RocksDB `write_buffer_size`), within the shared"
                   + " bound; small, since some forty stores share the bound: with Kafka Streams'"
                   + " 16 MiB they flushed each other's near-empty memtables (1.2 ms of CPU per"
-                  + " event, against 0.12 ms with 2 MiB)");
+                  + " event, against 0.12 ms with 2 MiB, in the benchmark of 2026-12-01)");
 
   /**
    * Passed to Kafka Streams as {@code turnstile.rocksdb.compression}, with its value always: {@code
@@ -345,7 +345,7 @@ public final class TopologyConfigModel {
               "bytes of one record batch per partition (Kafka's `batch.size`, default 16 KiB);"
                   + " the topology writes several records per input event to several topics,"
                   + " and 16 KiB batches cost it 104 µs of CPU per event against 80 µs with 128"
-                  + " KiB (docs/testing.md, Benchmarks); each producer holds at most one open"
+                  + " KiB in the benchmark of 2026-12-02 (docs/testing.md, Benchmarks); each producer holds at most one open"
                   + " batch per partition within `buffer.memory` (32 MiB)");
 
   /**
