@@ -30,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * and fails when one no longer says the declared default. Forms it reads, after the key (in
  * backticks, linked or bare): {@code (default X}, {@code , default X}, {@code , X by default},
  * {@code at X (the default)}; X a number with an optional unit (ms, s, min, h, d, days, B, KiB,
- * MiB, GiB) or a value in backticks. State a default in one of these forms, or not at all.
+ * MiB, GiB) or a value in backticks (a word, {@code true}). State a default in one of these forms,
+ * or not at all. Not read: the per-entity keys of a template ({@code
+ * bridge.servicebus.entity.<name>.*}), whose names are not literal.
  *
  * <p>Values derived from defaults and constants (the merge bound) are checked by name below.
  */
@@ -39,7 +41,7 @@ class DocumentedDefaultsTest {
   static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
 
   private static final String VALUE =
-      "([0-9][0-9,]*(?:\\.[0-9]+)?(?: ?(?:ms|s|min|h|hours?|d|days?|B|KiB|MiB|GiB)\\b)?"
+      "(-?[0-9][0-9,]*(?:\\.[0-9]+)?(?: ?(?:ms|s|min|h|hours?|d|days?|B|KiB|MiB|GiB)\\b)?"
           + "|`[^`\\s]+`)";
 
   /** After the key: the closing backtick and a link, then one of the forms. */
@@ -95,7 +97,7 @@ class DocumentedDefaultsTest {
     if (stated.startsWith("`")) {
       return stated.substring(1, stated.length() - 1).equals(String.valueOf(declared));
     }
-    Matcher m = Pattern.compile("([0-9][0-9,]*(?:\\.[0-9]+)?) ?(\\w*)").matcher(stated);
+    Matcher m = Pattern.compile("(-?[0-9][0-9,]*(?:\\.[0-9]+)?) ?(\\w*)").matcher(stated);
     if (!m.matches() || !(declared instanceof Number number)) {
       return false;
     }
@@ -176,6 +178,8 @@ class DocumentedDefaultsTest {
     assertThat(says("3 days", 259_200_000L)).isTrue();
     assertThat(says("64 KiB", 65_536)).isTrue();
     assertThat(says("1,000", 1000)).isTrue();
+    assertThat(says("-1", -1)).isTrue();
+    assertThat(says("`true`", true)).isTrue();
     assertThat(says("`lz4`", "lz4")).isTrue();
     assertThat(says("`zstd`", "lz4")).isFalse();
   }
