@@ -85,7 +85,11 @@ final class RequestSchema {
         return OccurredAt.problem(value.isTextual() ? value.asText() : null);
       }
     }
-    return pointer.isEmpty() ? error.getMessage() : pointer.substring(1) + " " + error.getMessage();
+    // A member keyword's message names the member itself ("property 'foo' is not defined ..."):
+    // prefixed with the object that holds it, not with the member's own pointer.
+    String at =
+        MEMBER_KEYWORDS.contains(keyword) ? error.getInstanceLocation().toString() : pointer;
+    return at.isEmpty() ? error.getMessage() : at.substring(1) + " " + error.getMessage();
   }
 
   /** RFC 6901: {@code ~} as {@code ~0}, {@code /} as {@code ~1}. */

@@ -42,6 +42,26 @@ class RequestSchemaTest {
   }
 
   @Test
+  void aMemberViolationNamesTheMemberOnceAndPointsAtIt() {
+    ObjectNode unknownMember = event("e", "2014-11-18T15:40:26Z").put("foo", 1);
+    ObjectNode missingMember = event("e", "2014-11-18T15:40:26Z");
+    missingMember.remove("type");
+
+    for (ObjectNode body : List.of(unknownMember, missingMember)) {
+      List<Violation> violations = schema.violations(body);
+      assertThat(violations).as(body.toString()).hasSize(1);
+      Violation violation = violations.get(0);
+      String member = violation.pointer().substring(1);
+      assertThat(List.of("/foo", "/type")).contains(violation.pointer());
+      // Named once, by the validator's own words: never "foo property 'foo' ...".
+      assertThat(violation.message())
+          .as(violation.toString())
+          .contains("'" + member + "'")
+          .doesNotStartWith(member + " ");
+    }
+  }
+
+  @Test
   void dateTimeViolationsShowTheExpectedForm() {
     List<Violation> violations = schema.violations(event("e", "2014-11-18 15:40"));
 
