@@ -1,6 +1,7 @@
 package dev.turnstile.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.turnstile.runtime.config.Settings;
 import dev.turnstile.schemas.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,17 +54,14 @@ final class BenchResults {
     machine.put("loadAverageAtEnd", Machine.loadAverage());
   }
 
-  /** What a results file or report shows for a secret's value. */
-  static final String HIDDEN = "[hidden]";
-
   /**
    * {@code values} as a results file may show them: the value of every key {@code secret} names (a
-   * configuration model's {@code PASSWORD} keys: {@code ConfigModel#isSecret}) replaced by {@link
-   * #HIDDEN}, in the same order.
+   * configuration model's secrets: {@code ConfigModel#isSecret}) replaced by {@link
+   * Settings#HIDDEN}, in the same order.
    */
   static <V> Map<String, Object> shown(Map<String, V> values, Predicate<String> secret) {
     Map<String, Object> shown = new LinkedHashMap<>();
-    values.forEach((key, value) -> shown.put(key, secret.test(key) ? HIDDEN : value));
+    values.forEach((key, value) -> shown.put(key, secret.test(key) ? Settings.HIDDEN : value));
     return shown;
   }
 

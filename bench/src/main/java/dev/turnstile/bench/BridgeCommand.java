@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -282,9 +281,11 @@ final class BridgeCommand implements Callable<Integer> {
   private static String producerSettings(BridgeBench.Settings s) {
     Map<String, Object> settings = ProducerRunner.config(s.bridgeOverrides());
     settings.remove(ProducerConfig.CLIENT_ID_CONFIG);
-    Map<String, ConfigDef.ConfigKey> keys = ProducerConfig.configDef().configKeys();
+    // A producer key is the bridge's kafka.producer.<key>: the bridge's model says which are
+    // secret.
     return BenchResults.shown(
-            settings, key -> keys.containsKey(key) && keys.get(key).type == ConfigDef.Type.PASSWORD)
+            settings,
+            key -> BridgeConfigModel.MODEL.isSecret(BridgeConfigModel.KAFKA_PRODUCER_PREFIX + key))
         .toString();
   }
 

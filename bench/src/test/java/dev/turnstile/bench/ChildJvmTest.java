@@ -70,7 +70,7 @@ class ChildJvmTest {
             BenchResults.shown(
                 overrides, dev.turnstile.topology.config.TopologyConfigModel.MODEL::isSecret))
         .containsExactly(
-            Map.entry("kafka.sasl.jaas.config", BenchResults.HIDDEN),
+            Map.entry("kafka.sasl.jaas.config", dev.turnstile.runtime.config.Settings.HIDDEN),
             Map.entry("kafka.streams.commit.interval.ms", "50"));
   }
 }

@@ -13,7 +13,8 @@ import org.apache.kafka.common.config.types.Password;
  */
 public final class Settings {
 
-  private static final String HIDDEN = "[hidden]";
+  /** What a secret's value is shown as, wherever configuration is shown. */
+  public static final String HIDDEN = "[hidden]";
 
   /** A key read by a rule has a problem of its own; the rule is left out. */
   static final class Unavailable extends RuntimeException {
